@@ -1,0 +1,155 @@
+# The SGEMM assignment kit: builds the handout driver, the grader and its tests.
+#   make                 build everything (student/sgemm, build/grade, runner pieces, tests)
+#   make test            build and run every test; ends with "N passed, N failed, N skipped"
+#   make grade [SUBMISSION=student/] [OUT=results] [SUITE=file] [BACKEND=auto|gpu|cpu] [SEED=n]
+#   make handout         dist/sgemm-handout.tar.gz: exactly the student files
+#   make ci              the course-CI check of the kit itself
+#   make clean
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
+CUDA_INC := $(CUDA_HOME)/include
+CUDA_LIB := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
+
+# The GPU in this machine, if any (e.g. "90"); otherwise a build that runs on any recent GPU.
+GPU_CC := $(shell nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n1 | tr -d ' .\r')
+ifneq ($(GPU_CC),)
+  GPU_ARCH := -arch=sm_$(GPU_CC)
+else
+  GPU_ARCH := -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 \
+              -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+endif
+
+BUILD := build
+CXX ?= g++
+WARN := -Wall -Wextra
+CXXFLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -I$(CUDA_INC) -MMD -MP
+NVCCFLAGS := -std=c++17 -O3 $(GPU_ARCH) -Igrader/src -Xcompiler -Wall,-Wextra
+LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static -ldl -lrt -pthread
+
+# Grader library: every grader/src/<stage>/*.cpp except the CLI's main.
+LIB_SRCS := $(filter-out grader/src/cli/main.cpp,$(wildcard grader/src/*/*.cpp))
+LIB_OBJS := $(LIB_SRCS:%.cpp=$(BUILD)/obj/%.o)
+TEST_SRCS := $(wildcard grader/tests/*_test.cpp) grader/tests/test_main.cpp
+TEST_OBJS := $(TEST_SRCS:%.cpp=$(BUILD)/obj/%.o)
+
+# The CUDA-on-CPU layer the cpu backend compiles submissions against.
+CPU_RT_SRCS := $(wildcard grader/cpu_runtime/lib/*.cpp)
+CPU_RT_OBJS := $(CPU_RT_SRCS:%.cpp=$(BUILD)/obj/%.o)
+CPU_RT_FLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -Igrader/cpu_runtime/include -MMD -MP
+
+RUNNER_OBJS := $(BUILD)/runner/runner_main.o $(BUILD)/runner/ref_tiled.o $(BUILD)/runner/ref_naive.o \
+               $(BUILD)/runner/protocol.o
+CPU_OBJS := $(BUILD)/cpu/libcudacpu.a $(BUILD)/cpu/cpu_runner.o
+
+SUBMISSION ?= student/
+OUT ?= results
+SUITE ?=
+BACKEND ?= auto
+SEED ?=
+
+HANDOUT_FILES := kernel.cu main.cu support.h support.cu Makefile README.md
+
+.PHONY: all deps test grade handout ci clean student
+
+all: deps $(BUILD)/grade $(RUNNER_OBJS) $(CPU_OBJS) $(BUILD)/grader_tests student
+
+# Installs yaml-cpp, nlohmann-json and GoogleTest when missing (as root), or
+# prints the exact command to run.
+deps:
+	@bash grader/tools/install-deps.sh
+
+$(BUILD)/obj/%.o: %.cpp | deps
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -DSG_SOURCE_ROOT='"$(CURDIR)"' -DSG_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -c $< -o $@
+
+$(BUILD)/libsg.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/grade: $(BUILD)/obj/grader/src/cli/main.o $(BUILD)/libsg.a
+	$(CXX) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
+	$(CXX) -o $@ $^ -lgtest $(LDLIBS)
+
+# Runner pieces, linked with each submission's object at grading time.
+$(BUILD)/runner/runner_main.o: grader/src/runner/runner_main.cu grader/src/proto/protocol.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(BUILD)/runner/ref_tiled.o: reference/kernel.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Dmysgemm=ref_tiled_kernel -DbasicSgemm=ref_tiled_sgemm -c $< -o $@
+$(BUILD)/runner/ref_naive.o: reference/naive.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -Dmysgemm=ref_naive_kernel -DbasicSgemm=ref_naive_sgemm -c $< -o $@
+$(BUILD)/runner/protocol.o: $(BUILD)/obj/grader/src/proto/protocol.o
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(BUILD)/obj/grader/cpu_runtime/%.o: grader/cpu_runtime/%.cpp | deps
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPU_RT_FLAGS) -c $< -o $@
+$(BUILD)/cpu/libcudacpu.a: $(CPU_RT_OBJS) $(BUILD)/obj/grader/src/proto/protocol.o
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $^
+$(BUILD)/cpu/cpu_runner.o: grader/cpu_runtime/runner_main.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CPU_RT_FLAGS) -c $< -o $@
+
+student:
+	$(MAKE) -C student NVCC=$(NVCC)
+
+test: all
+	@$(BUILD)/grader_tests
+
+grade: $(BUILD)/grade $(RUNNER_OBJS) $(CPU_OBJS)
+	$(BUILD)/grade --out $(OUT) --backend $(BACKEND) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
+
+handout:
+	@rm -rf $(BUILD)/handout && mkdir -p $(BUILD)/handout/sgemm dist
+	cp $(addprefix student/,$(HANDOUT_FILES)) $(BUILD)/handout/sgemm/
+	tar -C $(BUILD)/handout -czf dist/sgemm-handout.tar.gz sgemm
+	@echo "dist/sgemm-handout.tar.gz:" && tar -tzf dist/sgemm-handout.tar.gz
+
+clean:
+	rm -rf $(BUILD) dist results
+	$(MAKE) -C student clean
+
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CPU_RT_OBJS:.o=.d)
+
+# ---- gradescope and course CI (see grader/gradescope/, grader/ci/) ----
+# NO_CUDA=1 builds a grader that needs no CUDA toolkit (Gradescope, GitHub-hosted
+# CI): sources compiled with -DSG_NO_CUDA, `grade` linked without cuBLAS/cudart,
+# grading with the cpu backend. Only these variables change; every rule above
+# reads them when its recipe runs, so the same rules serve both builds.
+#   make grade-cpu-only     build/grade and the cpu backend, CUDA-free
+#   make gradescope         dist/gradescope-autograder.zip (grader/gradescope/README.md)
+#   make ci [NO_CUDA=1]     grader/ci/course_ci.sh: the kit's own sanity checks
+SG_FLAVOUR := $(if $(NO_CUDA),no-cuda,cuda)
+ifneq ($(NO_CUDA),)
+  CXXFLAGS := $(filter-out -I$(CUDA_INC),$(CXXFLAGS)) -DSG_NO_CUDA
+  LDLIBS := -lyaml-cpp -ldl -lrt -pthread
+endif
+
+# Remembers which flavour the objects were built for; rewritten only when it
+# changes, so switching NO_CUDA on or off rebuilds the one object that differs.
+$(BUILD)/cuda-flavour: sg-flavour-check
+	@mkdir -p $(dir $@)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(SG_FLAVOUR)" ]; then echo "$(SG_FLAVOUR)" > $@; fi
+$(BUILD)/obj/grader/src/judge/gpu_oracle.o: $(BUILD)/cuda-flavour
+
+grade-cpu-only:
+	$(MAKE) NO_CUDA=1 $(BUILD)/grade $(CPU_OBJS)
+
+gradescope:
+	bash grader/gradescope/make_zip.sh dist/gradescope-autograder.zip
+
+# The GPU backend's runner pieces are needed only where a GPU will be used.
+ci: $(BUILD)/grade $(CPU_OBJS) $(if $(NO_CUDA),,$(if $(GPU_CC),$(RUNNER_OBJS)))
+	bash grader/ci/course_ci.sh
+
+.PHONY: grade-cpu-only gradescope sg-flavour-check

@@ -1,0 +1,28 @@
+// Extensions of the CPU backend that the CPU runner (not student code) uses:
+// naming buffers for out-of-bounds reports, reporting fatal faults over the
+// protocol, and the detail behind the last error.
+#pragma once
+#include <cstddef>
+
+namespace cudacpu {
+
+// Exit status of a process whose kernel made an invalid memory access (or
+// another fatal fault); the message has been printed to stderr first.
+constexpr int kFaultExitCode = 86;
+
+// Gives the device allocation starting at `ptr` a name and an element type for
+// messages ("out-of-bounds read of A at index 12 (allocation of 12 floats)").
+// Returns false when `ptr` is not the start of a device allocation.
+bool name_allocation(const void* ptr, const char* name, const char* element_type, std::size_t element_size);
+
+// Called with the complete message of a fatal fault right before the process
+// exits with kFaultExitCode. Runs inside a signal handler: keep it to writes.
+using FatalHook = void (*)(const char* message, void* user);
+void set_fatal_hook(FatalHook hook, void* user);
+
+// Why the last failing call failed, in words (empty when nothing failed):
+// e.g. "grid (0, 1, 1) has a zero dimension" or the barrier that was reached
+// by only part of a block. Not cleared by cudaGetLastError.
+const char* last_error_detail();
+
+}  // namespace cudacpu

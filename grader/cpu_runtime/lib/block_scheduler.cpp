@@ -1,0 +1,354 @@
+// Runs a grid. Blocks are dealt round-robin to a few worker threads (fresh
+// for every launch, so shared memory starts zeroed); within a block, the
+// GPU threads are fibers switched only at barriers. The schedule inside a
+// block is fixed, so every run interleaves the same way, and it is chosen to
+// expose missing barriers: each thread runs alone until it reaches a barrier
+// (or returns), in order of its linear index. Without the barrier after the
+// loads, thread 0 computes with tile entries the others have not loaded yet;
+// without the barrier after the compute, thread 0 overwrites its tile entries
+// with the next phase while the others have still to read them.
+//
+// A failing block (a fault, a barrier not reached by all) stops its worker;
+// of all failures the one of the lowest-numbered block is reported, which is
+// the one a serial run in block order would have hit first: the report does
+// not depend on timing.
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "cudacpu/launch.h"
+#include "fault_report.h"
+#include "runtime.h"
+
+namespace cudacpu::detail {
+
+__thread const ThreadContext* current_thread = nullptr;
+
+namespace {
+
+// The grid being run on this OS thread, for the fibers and the barrier.
+struct GridRun {
+  FiberPool* pool = nullptr;
+  void (*body)(void*) = nullptr;
+  void* args = nullptr;
+  int threads = 0;
+  void* dynamic_shared = nullptr;  // this worker's extern __shared__ memory
+  int running = -1;          // index of the fiber executing right now
+  int exited = 0;            // threads of the current block that have returned
+  // The current round (from one barrier to the next):
+  int waiting = 0;           // threads that reached a barrier
+  bool mixed_sites = false;  // not all at the same __syncthreads
+  const char* site_file = nullptr;
+  int site_line = 0;
+  int predicates = 0;        // sum of __syncthreads_count predicates
+  int barrier_count = 0;     // result of the last completed barrier
+};
+__thread GridRun* current_grid = nullptr;
+
+// Continues with the next live thread after `from` in schedule order, or
+// returns to the scheduler when every thread has had its turn this round.
+// Passing control directly halves the switches of going through the scheduler.
+void pass_on(GridRun& grid, int from) {
+  for (int j = from + 1; j < grid.threads; ++j) {
+    Fiber& f = grid.pool->fiber(j);
+    if (f.exited) continue;
+    grid.running = j;
+    current_thread = &f.thread;
+    grid.pool->pass(from, j);
+    return;  // someone passed control back to this thread: the barrier is over
+  }
+  grid.running = -1;
+  current_thread = nullptr;
+  grid.pool->suspend(from);
+}
+
+[[noreturn]] void fiber_entry() {
+  GridRun* grid = current_grid;
+  grid->body(grid->args);
+  const int self = grid->running;
+  grid->pool->fiber(self).exited = true;
+  ++grid->exited;
+  pass_on(*grid, self);
+  __builtin_unreachable();  // an exited fiber is never resumed, only restarted
+}
+
+std::string dims(const char* what, dim3 d) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%s (%u, %u, %u)", what, d.x, d.y, d.z);
+  return buf;
+}
+
+// Empty when the launch shape is valid; else why not, with the error CUDA gives.
+std::string shape_problem(const LaunchShape& s, std::size_t max_dynamic, cudaError_t& err) {
+  const dim3 g = s.grid, b = s.block;
+  err = cudaErrorInvalidConfiguration;
+  if (b.x == 0 || b.y == 0 || b.z == 0) return dims("block", b) + " has a zero dimension";
+  if (g.x == 0 || g.y == 0 || g.z == 0) return dims("grid", g) + " has a zero dimension";
+  if (b.x > 1024 || b.y > 1024 || b.z > 64) return dims("block", b) + " exceeds the limits (1024, 1024, 64)";
+  const std::uint64_t threads = std::uint64_t(b.x) * b.y * b.z;
+  if (threads > 1024)
+    return dims("block", b) + " has " + std::to_string(threads) + " threads; at most 1024 are allowed";
+  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
+    return dims("grid", g) + " exceeds the limits (2147483647, 65535, 65535)";
+  if (s.dynamic_shared > max_dynamic) {
+    err = cudaErrorInvalidValue;
+    return "the launch asks for " + std::to_string(s.dynamic_shared) + " bytes of dynamic shared memory; at most " +
+           std::to_string(max_dynamic) + " are allowed";
+  }
+  return "";
+}
+
+std::string coords(uint3 v, bool three_d) {
+  char buf[64];
+  if (three_d)
+    std::snprintf(buf, sizeof buf, "(%u,%u,%u)", v.x, v.y, v.z);
+  else
+    std::snprintf(buf, sizeof buf, "(%u,%u)", v.x, v.y);
+  return buf;
+}
+
+std::string site(const Fiber& f) { return std::string(f.barrier_file) + ":" + std::to_string(f.barrier_line); }
+
+// After a round in which not all threads wait at the same barrier: what went wrong.
+std::string barrier_problem(GridRun& grid, uint3 block, bool three_d) {
+  const Fiber* first_waiting = nullptr;
+  const Fiber* exited = nullptr;
+  const Fiber* elsewhere = nullptr;
+  int at_site = 0, n_exited = 0, n_elsewhere = 0;
+  for (int i = 0; i < grid.threads; ++i) {
+    const Fiber& f = grid.pool->fiber(i);
+    if (f.exited) {
+      if (!exited) exited = &f;
+      ++n_exited;
+    } else if (!first_waiting || (f.barrier_line == first_waiting->barrier_line &&
+                                  std::strcmp(f.barrier_file, first_waiting->barrier_file) == 0)) {
+      if (!first_waiting) first_waiting = &f;
+      ++at_site;
+    } else {
+      if (!elsewhere) elsewhere = &f;
+      ++n_elsewhere;
+    }
+  }
+  std::string msg = "__syncthreads (" + site(*first_waiting) + ") reached by only " + std::to_string(at_site) +
+                    " of " + std::to_string(grid.threads) + " threads of block " + coords(block, three_d);
+  if (n_exited > 0)
+    msg += "; " + std::to_string(n_exited) + " had already returned, e.g. thread " +
+           coords(exited->thread.thread_idx, three_d);
+  if (n_elsewhere > 0)
+    msg += "; " + std::to_string(n_elsewhere) + " wait at a different __syncthreads (" + site(*elsewhere) +
+           "), e.g. thread " + coords(elsewhere->thread.thread_idx, three_d);
+  return msg + " (every thread of a block must reach the same barriers)";
+}
+
+// Runs one block to completion; false (with the problem) when its threads
+// did not all reach the same barriers.
+bool run_block(GridRun& grid, uint3 block, bool three_d, std::string& problem) {
+  FiberPool& pool = *grid.pool;
+  grid.exited = 0;
+  for (;;) {
+    int first = 0;
+    while (first < grid.threads && pool.fiber(first).exited) ++first;
+    if (first == grid.threads) return true;
+    grid.waiting = 0;
+    grid.mixed_sites = false;
+    grid.predicates = 0;
+    grid.running = first;
+    current_thread = &pool.fiber(first).thread;
+    pool.resume(first);  // back when every live thread waits at a barrier or has returned
+    current_thread = nullptr;
+    grid.running = -1;
+    if (grid.waiting == 0) return true;
+    if (grid.exited > 0 || grid.mixed_sites) {
+      problem = barrier_problem(grid, block, three_d);
+      return false;
+    }
+    grid.barrier_count = grid.predicates;
+  }
+}
+
+}  // namespace
+
+void used_outside_kernel(const char* what) {
+  char message[200];
+  std::snprintf(message, sizeof message,
+                "`%s` used outside a kernel (was a __global__ function called without <<<...>>>?)", what);
+  Runtime::get().die(message);
+}
+
+int barrier(const char* file, int line, int predicate) {
+  GridRun* grid = current_grid;
+  if (grid == nullptr || grid->running < 0) used_outside_kernel("__syncthreads");
+  const int self = grid->running;
+  Fiber& f = grid->pool->fiber(self);
+  f.barrier_file = file;
+  f.barrier_line = line;
+  if (grid->waiting == 0) {
+    grid->site_file = file;
+    grid->site_line = line;
+  } else if (line != grid->site_line || (file != grid->site_file && std::strcmp(file, grid->site_file) != 0)) {
+    grid->mixed_sites = true;
+  }
+  ++grid->waiting;
+  grid->predicates += predicate;
+  pass_on(*grid, self);
+  return grid->barrier_count;
+}
+
+int block_thread_count() {
+  GridRun* grid = current_grid;
+  if (grid == nullptr) used_outside_kernel("__syncthreads_and");
+  return grid->threads;
+}
+
+void* dynamic_shared_base() {
+  if (current_grid == nullptr) used_outside_kernel("extern __shared__ memory");
+  return current_grid->dynamic_shared;
+}
+
+namespace {
+
+// The failure of the lowest-numbered block so far, shared by the workers.
+struct FirstFailure {
+  std::mutex mu;
+  std::atomic<std::uint64_t> block{UINT64_MAX};  // read without the lock to stop early
+  std::string message;
+  bool fault = false;  // a fault (fatal) rather than a barrier error (sticky)
+
+  void offer(std::uint64_t b, std::string msg, bool is_fault) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (b >= block.load()) return;
+    block.store(b);
+    message = std::move(msg);
+    fault = is_fault;
+  }
+};
+
+struct GridJob {
+  LaunchShape shape;
+  void (*body)(void*) = nullptr;
+  void* args = nullptr;
+  int threads = 0;
+  std::uint64_t blocks = 0;
+  int workers = 1;
+  bool three_d = false;
+  FirstFailure failure;
+};
+
+void run_worker(GridJob& job, Runtime& rt, int w) {
+  AltSignalStack alt_stack;
+  FiberPool& pool = rt.pool(w);
+  if (!pool.reserve(job.threads)) {
+    job.failure.offer(static_cast<std::uint64_t>(w), "no memory for the stacks of " + std::to_string(job.threads) +
+                                                         " GPU threads", false);
+    return;
+  }
+  const dim3 g = job.shape.grid, b = job.shape.block;
+  for (int i = 0; i < job.threads; ++i) {
+    ThreadContext& t = pool.fiber(i).thread;
+    const unsigned u = static_cast<unsigned>(i);
+    t.thread_idx = uint3{u % b.x, (u / b.x) % b.y, u / (b.x * b.y)};
+    t.block_dim = b;
+    t.grid_dim = g;
+  }
+  GridRun grid;
+  grid.pool = &pool;
+  grid.body = job.body;
+  grid.args = job.args;
+  grid.threads = job.threads;
+  grid.dynamic_shared = rt.dynamic_shared(w);
+  current_grid = &grid;
+  FaultTrap trap;
+  std::string problem;  // declared before sigsetjmp: a jump back must not skip its destructor
+  for (std::uint64_t next = static_cast<std::uint64_t>(w); next < job.blocks;
+       next += static_cast<std::uint64_t>(job.workers)) {
+    if (next > job.failure.block.load()) break;  // a serial run would have stopped before this block
+    const volatile std::uint64_t index = next;   // read again after a fault's jump back here
+    const uint3 block{static_cast<unsigned>(next % g.x), static_cast<unsigned>((next / g.x) % g.y),
+                      static_cast<unsigned>(next / (std::uint64_t(g.x) * g.y))};
+    if (sigsetjmp(trap.jump, 1) != 0) {
+      current_thread = nullptr;
+      job.failure.offer(index, trap.message, true);
+      break;
+    }
+    // Shared memory starts each block as garbage on a GPU; NaN bytes here.
+    std::memset(grid.dynamic_shared, 0xFF, job.shape.dynamic_shared);
+    for (int i = 0; i < job.threads; ++i) {
+      pool.restart(i, fiber_entry);
+      pool.fiber(i).thread.block_idx = block;
+    }
+    current_fault_trap = &trap;
+    const bool ok = run_block(grid, block, job.three_d, problem);
+    current_fault_trap = nullptr;
+    if (!ok) {
+      job.failure.offer(index, problem, false);
+      break;
+    }
+  }
+  current_fault_trap = nullptr;
+  current_grid = nullptr;
+}
+
+// Worker threads for a launch: CUDACPU_THREADS when set, else one per core
+// (at most 8), never more than there are blocks.
+int worker_count(std::uint64_t blocks) {
+  long n = static_cast<long>(std::thread::hardware_concurrency());
+  if (const char* env = std::getenv("CUDACPU_THREADS")) n = std::strtol(env, nullptr, 10);
+  n = std::clamp(n, 1L, 8L);
+  return static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), blocks));
+}
+
+}  // namespace
+
+void run_grid(const LaunchShape& shape, void (*body)(void*), void* args) {
+  Runtime& rt = Runtime::get();
+  if (rt.sticky() != cudaSuccess) return;  // a failed context runs nothing more
+  if (current_grid != nullptr) {
+    rt.fail_sticky(cudaErrorNotSupported,
+                   "a kernel launch inside a kernel (dynamic parallelism) is not supported on the CPU backend");
+    return;
+  }
+  cudaError_t err = cudaSuccess;
+  const std::string problem = shape_problem(shape, rt.max_dynamic_shared(shape.kernel), err);
+  if (!problem.empty()) {
+    rt.fail(err, problem);
+    return;
+  }
+  GridJob job;
+  job.shape = shape;
+  job.body = body;
+  job.args = args;
+  const dim3 g = shape.grid, b = shape.block;
+  job.threads = static_cast<int>(b.x * b.y * b.z);
+  job.blocks = std::uint64_t(g.x) * g.y * g.z;
+  job.workers = worker_count(job.blocks);
+  job.three_d = b.z > 1 || g.z > 1;
+  if (!rt.prepare_workers(job.workers, shape.dynamic_shared)) {
+    rt.fail(cudaErrorMemoryAllocation, "no memory for " + std::to_string(shape.dynamic_shared) +
+                                           " bytes of dynamic shared memory per worker");
+    return;
+  }
+  std::vector<std::thread> threads;
+  try {
+    for (int w = 0; w < job.workers; ++w) threads.emplace_back(run_worker, std::ref(job), std::ref(rt), w);
+  } catch (const std::system_error& e) {
+    // Cannot start them all: run with those that did start (blocks are dealt by the count).
+    for (std::thread& t : threads) t.join();
+    rt.fail(cudaErrorLaunchOutOfResources, std::string("could not start worker threads: ") + e.what());
+    return;
+  }
+  for (std::thread& t : threads) t.join();
+  if (job.failure.block.load() == UINT64_MAX) return;
+  if (job.failure.fault) rt.die(job.failure.message.c_str());
+  rt.fail_sticky(cudaErrorLaunchFailure, job.failure.message);
+}
+
+}  // namespace cudacpu::detail

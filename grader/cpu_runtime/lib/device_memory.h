@@ -1,0 +1,55 @@
+// "Device" memory on the CPU backend: every allocation gets its own mapping
+// whose data ends exactly where a PROT_NONE guard page begins, with another
+// guard page in front. Reading or writing even one element past the end
+// faults, and the fault handler turns the address back into (allocation,
+// index). Exactness is chosen at the end, where SGEMM bugs overflow; the
+// start is only as aligned as the size allows (a size that is a multiple of
+// 16 bytes gives a 16-byte aligned pointer), and the few bytes between the
+// front guard page and the start hold a NaN pattern so that small negative
+// indices read garbage rather than zeros.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace cudacpu::detail {
+
+struct Allocation {
+  char* map = nullptr;        // whole mapping, guard pages included
+  std::size_t map_bytes = 0;
+  char* data = nullptr;       // what cudaMalloc returned
+  std::size_t bytes = 0;      // what was asked for
+  // Fixed-size text so the signal handler can read it without allocating.
+  char name[32] = {0};
+  char element_type[24] = {0};
+  std::size_t element_size = 0;  // 0: unnamed, offsets are reported in bytes
+};
+
+class DeviceMemory {
+ public:
+  DeviceMemory();
+  ~DeviceMemory();
+  DeviceMemory(const DeviceMemory&) = delete;
+  DeviceMemory& operator=(const DeviceMemory&) = delete;
+
+  // nullptr when the limit or the host's memory is exhausted.
+  void* allocate(std::size_t bytes);
+  // False when `p` is not the start of a live allocation.
+  bool release(void* p);
+  // The allocation whose data holds [p, p + bytes), or null.
+  const Allocation* holding(const void* p, std::size_t bytes) const;
+  // The allocation whose mapping (guard pages included) holds `addr`, or null.
+  // Called from the fault handler: reads only.
+  const Allocation* mapping_of(const void* addr) const;
+  bool name(const void* p, const char* name, const char* element_type, std::size_t element_size);
+
+  std::size_t used() const { return used_; }
+  std::size_t limit() const { return limit_; }
+
+ private:
+  std::vector<Allocation> live_;
+  std::size_t page_ = 4096;
+  std::size_t used_ = 0;
+  std::size_t limit_ = 0;  // half the host's memory, like a device smaller than its host
+};
+
+}  // namespace cudacpu::detail

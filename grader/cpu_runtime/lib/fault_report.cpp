@@ -1,0 +1,140 @@
+// Fault messages (see fault_report.h). Everything here runs inside a signal
+// handler: fixed buffers, snprintf of integers and strings only, no allocation.
+#include "fault_report.h"
+
+#include <signal.h>
+#include <ucontext.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "runtime.h"
+
+namespace cudacpu::detail {
+namespace {
+
+// "(x,y)" for flat launches, "(x,y,z)" when the launch uses z.
+void put_coords(char* out, std::size_t n, uint3 v, bool three_d) {
+  if (three_d)
+    std::snprintf(out, n, "(%u,%u,%u)", v.x, v.y, v.z);
+  else
+    std::snprintf(out, n, "(%u,%u)", v.x, v.y);
+}
+
+// Where the fault happened: " by thread (x,y) of block (x,y)" or " in host code".
+void put_who(char* out, std::size_t n) {
+  const ThreadContext* t = current_thread;
+  if (t == nullptr) {
+    std::snprintf(out, n, " in host code (outside any kernel)");
+    return;
+  }
+  const bool three_d = t->block_dim.z > 1 || t->grid_dim.z > 1;
+  char thread[48], block[48];
+  put_coords(thread, sizeof thread, t->thread_idx, three_d);
+  put_coords(block, sizeof block, t->block_idx, three_d);
+  std::snprintf(out, n, " by thread %s of block %s", thread, block);
+}
+
+const char* access_kind(const void* uctx) {
+#if defined(__x86_64__) && defined(REG_ERR)
+  // Bit 1 of the page-fault error code is set for writes.
+  const auto* uc = static_cast<const ucontext_t*>(uctx);
+  return (uc->uc_mcontext.gregs[REG_ERR] & 2) ? "write" : "read";
+#else
+  (void)uctx;
+  return "access";
+#endif
+}
+
+void describe_address(char* out, std::size_t n, const char* kind, const void* addr, int si_code) {
+  Runtime& rt = Runtime::get();
+  const Allocation* a = rt.memory().mapping_of(addr);
+  if (a != nullptr) {
+    const std::ptrdiff_t offset = static_cast<const char*>(addr) - a->data;
+    if (a->element_size > 0) {
+      // Floor division, so a read just below the start says index -1.
+      const auto size = static_cast<std::ptrdiff_t>(a->element_size);
+      const std::ptrdiff_t index = offset >= 0 ? offset / size : -((-offset + size - 1) / size);
+      const std::size_t count = a->bytes / a->element_size;
+      std::snprintf(out, n, "out-of-bounds %s of %s at index %td (allocation of %zu %s%s)", kind, a->name, index,
+                    count, a->element_type, count == 1 ? "" : "s");
+    } else if (a->name[0] != '\0') {
+      std::snprintf(out, n, "out-of-bounds %s of %s at byte offset %td (%zu bytes)", kind, a->name, offset,
+                    a->bytes);
+    } else {
+      std::snprintf(out, n, "out-of-bounds %s at byte offset %td of a device allocation of %zu bytes", kind,
+                    offset, a->bytes);
+    }
+    return;
+  }
+  if (rt.in_stack_guard(addr)) {
+    std::snprintf(out, n, "stack overflow: a thread used more than its %zu KiB of stack (large local arrays "
+                  "belong in shared or global memory)", FiberPool::kStackBytes >> 10);
+    return;
+  }
+  const auto value = reinterpret_cast<std::uintptr_t>(addr);
+  if (si_code == SI_KERNEL)
+    std::snprintf(out, n, "invalid memory %s (a misaligned vector access or a wild pointer)", kind);
+  else if (value < 65536)
+    std::snprintf(out, n, "invalid %s of address %#zx (a null pointer?)", kind, static_cast<std::size_t>(value));
+  else
+    std::snprintf(out, n, "invalid %s of address %#zx (not inside any device allocation)", kind,
+                  static_cast<std::size_t>(value));
+}
+
+void on_fault(int sig, siginfo_t* info, void* uctx) {
+  char what[400], who[160], message[600];
+  switch (sig) {
+    case SIGSEGV:
+    case SIGBUS:
+      describe_address(what, sizeof what, access_kind(uctx), info->si_addr, info->si_code);
+      break;
+    case SIGFPE:
+      std::snprintf(what, sizeof what, "%s", info->si_code == FPE_INTDIV   ? "integer division by zero"
+                                             : info->si_code == FPE_INTOVF ? "integer overflow in a division"
+                                                                           : "arithmetic exception");
+      break;
+    default:
+      std::snprintf(what, sizeof what, "illegal instruction");
+      break;
+  }
+  put_who(who, sizeof who);
+  std::snprintf(message, sizeof message, "%s%s", what, who);
+  FaultTrap* trap = current_fault_trap;
+  if (trap != nullptr && current_thread != nullptr) {
+    std::snprintf(trap->message, sizeof trap->message, "%s", message);
+    current_fault_trap = nullptr;
+    siglongjmp(trap->jump, 1);  // back to the worker, with the signal mask it had
+  }
+  Runtime::get().die(message);
+}
+
+}  // namespace
+
+__thread FaultTrap* current_fault_trap = nullptr;
+
+void install_fault_handlers() {
+  struct sigaction sa {};
+  sa.sa_sigaction = on_fault;
+  sigemptyset(&sa.sa_mask);
+  // The signal stays blocked while its handler runs, so a fault inside the
+  // handler itself ends the process plainly.
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(sig, &sa, nullptr);
+}
+
+AltSignalStack::AltSignalStack() : stack_(128 << 10) {
+  stack_t ss{};
+  ss.ss_sp = stack_.data();
+  ss.ss_size = stack_.size();
+  sigaltstack(&ss, nullptr);
+}
+
+AltSignalStack::~AltSignalStack() {
+  stack_t ss{};
+  ss.ss_flags = SS_DISABLE;
+  sigaltstack(&ss, nullptr);
+}
+
+}  // namespace cudacpu::detail

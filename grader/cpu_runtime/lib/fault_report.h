@@ -1,0 +1,38 @@
+// Turns a fault inside a kernel (SIGSEGV on a guard page, SIGFPE, ...) into
+// a message naming the buffer, the index and the GPU thread. A fault on a
+// worker thread that has a trap armed goes back to the worker (see
+// block_scheduler.cpp); any other ends the process with
+// cudacpu::kFaultExitCode, like a sticky illegal-address error.
+#pragma once
+#include <setjmp.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace cudacpu::detail {
+
+// Installs the process-wide handlers for SIGSEGV, SIGBUS, SIGFPE and SIGILL.
+void install_fault_handlers();
+
+// The alternate signal stack of one OS thread that runs kernel code (a fiber
+// may have overflowed its stack when the handler runs). Removed on destruction.
+class AltSignalStack {
+ public:
+  AltSignalStack();
+  ~AltSignalStack();
+  AltSignalStack(const AltSignalStack&) = delete;
+  AltSignalStack& operator=(const AltSignalStack&) = delete;
+
+ private:
+  std::vector<char> stack_;
+};
+
+// Where a worker wants faults of its kernel threads delivered.
+struct FaultTrap {
+  sigjmp_buf jump;
+  char message[640];
+};
+// Armed (non-null) while a worker runs a block.
+extern __thread FaultTrap* current_fault_trap;
+
+}  // namespace cudacpu::detail

@@ -1,0 +1,94 @@
+// The emulated device's state and error bookkeeping (see runtime.h).
+#include "runtime.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "fault_report.h"
+
+namespace cudacpu::detail {
+
+Runtime& Runtime::get() {
+  static Runtime device;
+  return device;
+}
+
+// Faults in host code (a bad cudaMemcpy) are reported too, so the handlers
+// go in with the device, before any kernel runs.
+Runtime::Runtime() { install_fault_handlers(); }
+
+cudaError_t Runtime::fail(cudaError_t err, std::string detail) {
+  last_ = err;
+  detail_ = std::move(detail);
+  return err;
+}
+
+cudaError_t Runtime::fail_sticky(cudaError_t err, std::string detail) {
+  sticky_ = err;
+  sticky_seen_ = false;
+  detail_ = std::move(detail);
+  std::fprintf(stderr, "cudacpu: %s\n", detail_.c_str());
+  std::fflush(stderr);
+  return err;
+}
+
+cudaError_t Runtime::take_last_error() {
+  const cudaError_t err = peek_last_error();
+  last_ = cudaSuccess;
+  return err;
+}
+
+bool Runtime::prepare_workers(int workers, std::size_t dynamic_shared_bytes) {
+  if (workers_.size() < static_cast<std::size_t>(workers)) workers_.resize(static_cast<std::size_t>(workers));
+  for (int w = 0; w < workers; ++w) {
+    WorkerResources& r = workers_[static_cast<std::size_t>(w)];
+    if (!r.pool) r.pool = std::make_unique<FiberPool>();
+    // Even a launch without dynamic shared memory gets a (zero-byte, guarded)
+    // buffer, so touching `extern __shared__` memory it never asked for is
+    // reported as out of bounds rather than as a null pointer.
+    if (r.dynamic != nullptr && r.dynamic_bytes == dynamic_shared_bytes) continue;
+    if (r.dynamic != nullptr) memory_.release(r.dynamic);
+    r.dynamic = memory_.allocate(dynamic_shared_bytes);
+    r.dynamic_bytes = dynamic_shared_bytes;
+    if (r.dynamic == nullptr) return false;
+    memory_.name(r.dynamic, "dynamic shared memory", "", 0);
+  }
+  return true;
+}
+
+bool Runtime::in_stack_guard(const void* addr) const {
+  for (const WorkerResources& r : workers_)
+    if (r.pool && r.pool->guard_page_owner(addr) >= 0) return true;
+  return false;
+}
+
+void Runtime::set_attribute(const void* kernel, cudaFuncAttribute attr, int value) {
+  if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return;
+  for (auto& entry : max_dynamic_)
+    if (entry.first == kernel) {
+      entry.second = value;
+      return;
+    }
+  max_dynamic_.emplace_back(kernel, value);
+}
+
+std::size_t Runtime::max_dynamic_shared(const void* kernel) const {
+  for (const auto& entry : max_dynamic_)
+    if (entry.first == kernel) return static_cast<std::size_t>(entry.second);
+  return 48 << 10;  // the default without an opt-in, as on a GPU
+}
+
+void Runtime::die(const char* message) const {
+  // write(2) only: this runs in a signal handler.
+  const char prefix[] = "cudacpu: ";
+  ssize_t ignored = write(2, prefix, sizeof prefix - 1);
+  ignored = write(2, message, std::strlen(message));
+  ignored = write(2, "\n", 1);
+  (void)ignored;
+  if (hook_) hook_(message, hook_user_);
+  _exit(kFaultExitCode);
+}
+
+}  // namespace cudacpu::detail

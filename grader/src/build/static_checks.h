@@ -1,0 +1,43 @@
+// Build of a submission object and the static checks on it (DESIGN.md, "Static checks").
+#pragma once
+#include <string>
+#include <vector>
+
+namespace sg {
+
+struct Toolchain {
+  std::string nvcc;        // path to nvcc
+  std::string arch;        // e.g. "sm_90"; empty = a portable build
+  std::string nm = "nm";
+};
+
+struct CompileResult {
+  bool ok = false;
+  std::string log;         // compiler output
+  std::string object;      // path of the .o
+  std::string ptx;         // path of the PTX kept from the same compile (for structure checks)
+  double seconds = 0;
+};
+
+// nvcc -c of the submission alone, with the grader's flags; keeps the PTX.
+CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_cu,
+                                 const std::string& workdir, double timeout_s);
+
+struct SymbolReport {
+  bool ok = true;
+  std::vector<std::string> problems;  // each names the symbol: "defines forbidden global symbol `main`"
+};
+// Only mysgemm/basicSgemm (and what nvcc emits) defined globally; undefined
+// references only from the allowlist; forbidden APIs named.
+SymbolReport check_symbols(const Toolchain& tc, const std::string& object);
+
+struct StructureReport {
+  bool uses_shared = false;
+  bool uses_barrier = false;
+  bool found_kernel = false;
+  std::string detail;
+};
+// Reads the PTX of mysgemm: a .shared declaration and bar.sync/barrier.sync.
+StructureReport check_structure(const std::string& ptx_path);
+
+}  // namespace sg

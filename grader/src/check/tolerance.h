@@ -1,0 +1,33 @@
+// The correctness model: C (FP32, from the student) against the FP64 oracle
+// C64 with the bound factor * gamma_k * (|A||B|)_ij.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "model/result.h"
+
+namespace sg {
+
+// gamma_k = k*u / (1 - k*u), u = 2^-24 (unit roundoff of FP32).
+double gamma_k(int k);
+
+struct CompareInput {
+  int m = 0, n = 0, k = 0;
+  const float* c = nullptr;        // m*n, from the submission
+  const double* c64 = nullptr;     // m*n, oracle A*B in FP64
+  const double* abs_ab = nullptr;  // m*n, |A||B| in FP64
+  double factor = 2;
+  bool exact = false;              // require c == c64 exactly (c64 representable)
+  int keep_first = 8;              // how many mismatches to keep
+  int tile = 16;                   // tile edge for the coarse map
+  int map_max = 32;                // at most map_max x map_max cells in the map (tiles are merged beyond)
+};
+
+Comparison compare(const CompareInput& in);
+
+// Host reference GEMM in FP64 (multi-threaded); fills c64 and abs_ab. For the
+// CPU backend and small cases.
+void host_oracle(int m, int n, int k, const float* a, const float* b,
+                 std::vector<double>& c64, std::vector<double>& abs_ab);
+
+}  // namespace sg

@@ -1,0 +1,128 @@
+// `grade`: grades one submission and writes the reports (DESIGN.md).
+// Exit codes: 0 graded (whatever the score), 2 usage or suite error, 3 internal error.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "cli/options.h"
+#include "judge/grade.h"
+#include "judge/submission.h"
+#include "report/writers.h"
+#include "sandbox/process.h"
+#include "suite/suite_loader.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Ends the whole grading if it runs far past what the suite allows: no
+// submission can keep the grader from finishing.
+class Watchdog {
+ public:
+  explicit Watchdog(double seconds) : thread_([this, seconds] { watch(seconds); }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  void watch(double seconds) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) return;
+    std::fprintf(stderr, "grade: internal error: grading exceeded its %.0f s watchdog; stopping\n", seconds);
+    sg::kill_all_descendants();
+    std::_Exit(3);
+  }
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+
+double watchdog_seconds(const sg::Suite& s) {
+  double total = 600;  // builds and start-up
+  for (const auto& c : s.cases) total += 2 * c.timeout_s;  // a failed case may be run twice
+  for (const auto& c : s.checks) total += c.timeout_s;
+  return total;
+}
+
+// Fail early, before any grading work, when the reports could not be written.
+std::string check_output_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return "cannot create output folder " + dir + ": " + ec.message();
+  const std::string probe = dir + "/.grade-write-test";
+  {
+    std::ofstream f(probe);
+    if (!f) return "cannot write into output folder " + dir;
+  }
+  fs::remove(probe, ec);
+  return "";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sg::CliOptions cli;
+  std::string error;
+  if (!sg::parse_cli(argc, argv, cli, error)) {
+    std::fprintf(stderr, "grade: %s\n\n%s", error.c_str(), sg::usage_text().c_str());
+    return 2;
+  }
+  if (cli.help) {
+    std::fputs(sg::usage_text().c_str(), stdout);
+    return 0;
+  }
+  ::signal(SIGPIPE, SIG_IGN);  // a runner that dies mid-write must not kill the judge
+  sg::become_subreaper();
+  try {
+    sg::GraderPaths paths = sg::GraderPaths::discover();
+    if (cli.suite.empty()) cli.suite = paths.source_root + "/testcases/default.yaml";
+    sg::Suite suite = sg::load_suite_file(cli.suite);
+    if (std::string why = check_output_dir(cli.out); !why.empty()) {
+      std::fprintf(stderr, "grade: %s\n", why.c_str());
+      return 2;
+    }
+    sg::GradeOptions opts;
+    opts.submission = cli.submission;
+    opts.student = cli.student;
+    opts.seed = cli.seed;
+    opts.public_only = cli.public_only;
+    opts.backend = cli.backend;
+    opts.keep_work = cli.keep_work;
+    opts.gpu_lock = cli.gpu_lock;
+    if (!cli.quiet) opts.log = [](const std::string& line) { std::fprintf(stderr, "grade: %s\n", line.c_str()); };
+    Watchdog watchdog(watchdog_seconds(suite));
+    sg::GradeResult result = sg::grade(suite, opts, paths);
+    sg::write_reports(result, cli.out);
+    sg::print_summary(result, std::cout, sg::use_color(STDOUT_FILENO));
+    std::cout << "reports written to " << cli.out << "/ (results.json, junit.xml, report.md)\n";
+    sg::kill_all_descendants();
+    return 0;
+  } catch (const sg::SuiteError& e) {
+    std::fprintf(stderr, "grade: suite error: %s\n", e.what());
+    return 2;
+  } catch (const sg::UsageError& e) {
+    std::fprintf(stderr, "grade: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "grade: internal error: %s\n", e.what());
+    sg::kill_all_descendants();
+    return 3;
+  }
+}

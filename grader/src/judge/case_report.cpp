@@ -1,0 +1,118 @@
+#include "judge/case_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "check/diagnosis.h"
+
+namespace sg {
+
+TestResult new_test(const Case& c) {
+  TestResult t;
+  t.name = c.name;
+  t.kind = "correctness";
+  t.visibility = c.visibility;
+  t.max_score = c.points;
+  t.m = c.m;
+  t.k = c.k;
+  t.n = c.n;
+  return t;
+}
+
+TestResult new_performance_test(const Case& c) {
+  TestResult t = new_test(c);
+  t.name = c.name + "/performance";
+  t.kind = "performance";
+  t.max_score = c.performance.points;
+  return t;
+}
+
+TestResult new_check_test(const Check& c) {
+  TestResult t;
+  t.name = c.name;
+  t.kind = "check";
+  t.visibility = c.visibility;
+  t.max_score = c.points;
+  t.m = c.m;
+  t.k = c.k;
+  t.n = c.n;
+  return t;
+}
+
+void mark_not_run(TestResult& t, const std::string& why, Status status) {
+  t.status = status;
+  t.score = 0;
+  t.verdict = why;
+}
+
+void record_runner_failure(TestResult& t, const CaseOutcome& o) {
+  t.status = Status::Failed;
+  t.score = 0;
+  switch (o.kind) {
+    case CaseOutcome::Kind::TimedOut: t.verdict = o.cause + " (killed)"; break;
+    case CaseOutcome::Kind::Crashed: t.verdict = "crashed: " + o.cause; break;
+    case CaseOutcome::Kind::LaunchError: t.verdict = o.cause; break;
+    case CaseOutcome::Kind::OutOfMemory: t.verdict = o.cause; break;
+    default: t.verdict = o.cause; break;
+  }
+  if (o.kind == CaseOutcome::Kind::TimedOut)
+    t.diagnoses.push_back("the kernel or basicSgemm did not finish: look for a loop whose bound never becomes true "
+                          "(e.g. a phase counter that is never incremented) or a barrier not all threads reach");
+  if (o.kind == CaseOutcome::Kind::CudaError && o.cause.find("IllegalAddress") != std::string::npos)
+    t.diagnoses.push_back("an out-of-bounds global memory access: guard every load and store with row < m, "
+                          "col < n and the tile's k index < k");
+}
+
+std::string describe_comparison(const Comparison& cmp, int m, int n) {
+  std::ostringstream s;
+  char buf[256];
+  s << cmp.wrong << " of " << cmp.checked << " elements wrong";
+  if (cmp.non_finite) s << " (" << cmp.non_finite << " NaN or Inf: never written, or poisoned)";
+  if (cmp.wrong > cmp.non_finite) {
+    if (std::isinf(cmp.worst_ratio)) {
+      s << "; an exact match is required for these inputs";
+    } else {
+      std::snprintf(buf, sizeof buf, "; worst error %.3g times its bound", cmp.worst_ratio);
+      s << buf;
+    }
+  }
+  s << "\n";
+  if (!cmp.first_wrong.empty()) {
+    s << "first wrong elements (row, col): got / expected (bound)\n";
+    for (const Mismatch& w : cmp.first_wrong) {
+      std::snprintf(buf, sizeof buf, "  C[%d][%d]: %.9g / %.9g (+-%.3g)\n", w.row, w.col, double(w.got), w.expected,
+                    w.bound);
+      s << buf;
+    }
+  }
+  if (!cmp.tile_map.empty()) {
+    s << "wrong output tiles ('#' = some element wrong), C is " << m << " x " << n << ":\n";
+    for (const std::string& row : cmp.tile_map) s << "  " << row << "\n";
+  }
+  return s.str();
+}
+
+void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs) {
+  if (cmp.wrong == 0) {
+    t.status = Status::Passed;
+    t.score = t.max_score;
+    t.verdict = c.exact ? "passed (exact match)" : "passed";
+  } else {
+    t.status = Status::Failed;
+    t.score = 0;
+    t.verdict = "wrong result: " + std::to_string(cmp.wrong) + " of " + std::to_string(cmp.checked) + " elements";
+    t.detail = describe_comparison(cmp, c.m, c.n);
+    CaseEvidence e;
+    e.m = c.m;
+    e.k = c.k;
+    e.n = c.n;
+    e.first = cmp;
+    e.outputs_differ_between_runs = differs_between_runs;
+    for (std::string& d : diagnose_case(e)) t.diagnoses.push_back(std::move(d));
+    if (differs_between_runs) t.detail += "the output changed between two runs on the same inputs\n";
+  }
+  t.comparison = std::move(cmp);
+}
+
+}  // namespace sg

@@ -1,0 +1,601 @@
+#include "judge/grade.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <regex>
+#include <stdexcept>
+
+#include "build/static_checks.h"
+#include "check/diagnosis.h"
+#include "check/tolerance.h"
+#include "cpubuild/cpu_build.h"
+#include "judge/case_report.h"
+#include "judge/gpu_oracle.h"
+#include "judge/inputs.h"
+#include "judge/runner_session.h"
+#include "judge/submission.h"
+#include "judge/timing.h"
+#include "judge/tool_run.h"
+#include "sandbox/process.h"
+
+namespace fs = std::filesystem;
+
+namespace sg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kLogCap = 64 << 10;
+constexpr double kCompileTimeout = 180;
+constexpr double kLinkTimeout = 120;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string find_program(const char* name, const std::vector<std::string>& extra) {
+  if (const char* path = std::getenv("PATH")) {
+    std::string p(path);
+    std::size_t start = 0;
+    while (start <= p.size()) {
+      std::size_t end = p.find(':', start);
+      if (end == std::string::npos) end = p.size();
+      std::string cand = p.substr(start, end - start) + "/" + name;
+      if (end > start && ::access(cand.c_str(), X_OK) == 0) return cand;
+      start = end + 1;
+    }
+  }
+  for (const auto& e : extra)
+    if (::access(e.c_str(), X_OK) == 0) return e;
+  return "";
+}
+
+// The private work folder of one grading, removed afterwards.
+class WorkDir {
+ public:
+  WorkDir(const std::string& root, bool keep) : keep_(keep) {
+    std::string base = root;
+    if (base.empty()) base = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+    std::string tmpl = base + "/sgemm-grade-XXXXXX";
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work folder under " + base);
+    path_ = tmpl;
+    ::chmod(path_.c_str(), 0711);  // the unprivileged runner may enter, not list
+    for (const char* sub : {"build", "logs", "scratch"}) fs::create_directories(path_ + "/" + sub);
+    ::chmod((path_ + "/build").c_str(), 0755);
+    ::chmod((path_ + "/logs").c_str(), 0700);
+    // The runner's only writable place; given to the runner user when we drop privileges.
+    ::chmod((path_ + "/scratch").c_str(), 0777);
+  }
+  ~WorkDir() {
+    if (keep_) return;
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string sub(const std::string& s) const { return path_ + "/" + s; }
+
+ private:
+  std::string path_;
+  bool keep_;
+};
+
+// Holds an exclusive flock while it lives: several grade processes share a
+// GPU, compiling in parallel but running cases one at a time.
+class DeviceLock {
+ public:
+  explicit DeviceLock(const std::string& path) {
+    if (path.empty()) return;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw std::runtime_error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
+    while (::flock(fd_, LOCK_EX) != 0)
+      if (errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
+  }
+  ~DeviceLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  DeviceLock(const DeviceLock&) = delete;
+  DeviceLock& operator=(const DeviceLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+double round2(double x) { return std::round(x * 100.0) / 100.0; }
+
+std::string gib(double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+struct SanitizerRun {
+  std::string tool;  // "check:memcheck"
+  ToolRun result;
+};
+
+std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
+  // The lines that say what was found, so the feedback is short.
+  static const std::regex interesting(
+      R"((Invalid (__global__|__shared__)[^\n]*|[^\n]*(hazard|Hazard|Race|race)[^\n]*|[^\n]*ERROR SUMMARY[^\n]*|[^\n]*RACECHECK SUMMARY[^\n]*|[^\n]*by thread[^\n]*))");
+  std::string out;
+  int lines = 0;
+  for (std::sregex_iterator it(r.output.begin(), r.output.end(), interesting), end; it != end && lines < 12;
+       ++it, ++lines)
+    out += "  " + it->str() + "\n";
+  if (out.empty()) out = r.output.substr(0, 2000);
+  return tool + ": " + r.exit.describe() + "\n" + out;
+}
+
+class Grader {
+ public:
+  Grader(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths)
+      : suite_(suite), opts_(opts), paths_(paths), work_(opts.work_root, opts.keep_work) {}
+
+  GradeResult run();
+
+ private:
+  void log(const std::string& line) const {
+    if (opts_.log) opts_.log(line);
+  }
+  bool wanted(Visibility v) const { return !opts_.public_only || v == Visibility::Public; }
+  void add_all_tests();
+  void fail_all(const std::string& state, const std::string& why);
+  bool build_gpu(const std::string& kernel);
+  bool build_cpu(const std::string& kernel);
+  void structure_check(const std::string& ptx);
+  void run_sanitizers();
+  void finish_sanitizers();
+  void run_case(const Case& c, std::size_t corr_index, std::optional<std::size_t> perf_index);
+  void diagnose_across_cases();
+  TestResult* find(const std::string& name);
+
+  const Suite& suite_;
+  const GradeOptions& opts_;
+  const GraderPaths& paths_;
+  WorkDir work_;
+  GradeResult r_;
+  std::string runner_;       // the linked runner binary
+  std::string ptx_;
+  DeviceDescription device_;
+  std::unique_ptr<GpuOracle> oracle_;
+  std::unique_ptr<RunnerSession> session_;
+  std::vector<SanitizerRun> sanitizers_;
+  // The runner's --selftest exits with 100 + token % 100 only after its launch completed.
+  unsigned selftest_token_ = static_cast<unsigned>(secret_seed() % 100000);
+  std::vector<SizeOutcome> outcomes_;
+};
+
+TestResult* Grader::find(const std::string& name) {
+  for (auto& t : r_.tests)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+void Grader::add_all_tests() {
+  for (const Case& c : suite_.cases) {
+    if (!wanted(c.visibility)) continue;
+    r_.tests.push_back(new_test(c));
+    if (c.has_performance) r_.tests.push_back(new_performance_test(c));
+  }
+  for (const Check& c : suite_.checks)
+    if (wanted(c.visibility)) r_.tests.push_back(new_check_test(c));
+}
+
+void Grader::fail_all(const std::string& state, const std::string& why) {
+  r_.state = state;
+  for (auto& t : r_.tests) mark_not_run(t, "not run: " + why);
+}
+
+bool Grader::build_gpu(const std::string& kernel) {
+  Toolchain tc;
+  tc.nvcc = paths_.nvcc;
+  tc.arch = device_.arch();
+  const auto t0 = Clock::now();
+  // The judge's CUDA context and cuBLAS handle start while nvcc compiles.
+  auto oracle_future = std::async(std::launch::async, [] { return std::make_unique<GpuOracle>(); });
+  CompileResult cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
+  oracle_ = oracle_future.get();  // rethrows an internal CUDA error
+  r_.build_log = cr.log;
+  if (!cr.ok) {
+    r_.compile_time = seconds_since(t0);
+    fail_all("compile error", "the submission did not compile");
+    return false;
+  }
+  ptx_ = cr.ptx;
+  SymbolReport sym = check_symbols(tc, cr.object);
+  if (!sym.ok) {
+    r_.compile_time = seconds_since(t0);
+    std::string why;
+    for (const auto& p : sym.problems) why += (why.empty() ? "" : "; ") + p;
+    r_.build_log += "\nrejected by the static checks:\n";
+    for (const auto& p : sym.problems) r_.build_log += "  " + p + "\n";
+    fail_all("rejected", "rejected: " + why);
+    return false;
+  }
+  runner_ = work_.sub("build/runner");
+  const std::string& o = paths_.runner_objects;
+  ToolRun link = run_tool({paths_.nvcc, "-o", runner_, o + "/runner_main.o", o + "/ref_tiled.o", o + "/ref_naive.o",
+                           o + "/protocol.o", cr.object, "-cudart", "static"},
+                          scrubbed_environment(work_.sub("build")), work_.sub("build"), work_.sub("logs/link.txt"),
+                          kLinkTimeout, false, kLogCap);
+  r_.compile_time = seconds_since(t0);
+  if (!link.ok()) {
+    r_.build_log += "\nlinking the runner failed (" + (link.started ? link.exit.describe() : link.start_error) +
+                    "):\n" + link.output;
+    const bool dup = link.output.find("multiple definition") != std::string::npos;
+    fail_all(dup ? "rejected" : "compile error",
+             dup ? "rejected: the submission defines a symbol the grader or the CUDA runtime defines (see the link log)"
+                 : "the runner could not be linked with the submission");
+    return false;
+  }
+  ::chmod(runner_.c_str(), 0755);
+  return true;
+}
+
+bool Grader::build_cpu(const std::string& kernel) {
+  CpuPaths cp;
+  cp.include_dir = paths_.cpu_include;
+  cp.library = paths_.cpu_library;
+  cp.runner_object = paths_.cpu_runner_object;
+  const auto t0 = Clock::now();
+  CpuBuildResult b = build_cpu_runner(kernel, work_.sub("build"), cp, kCompileTimeout);
+  r_.compile_time = seconds_since(t0);
+  r_.build_log = b.log;
+  if (!b.ok) {
+    fail_all("compile error", "the submission did not build for the CPU backend");
+    return false;
+  }
+  runner_ = b.runner;
+  ::chmod(runner_.c_str(), 0755);
+  // Symbols and structure are still checked from an nvcc object where nvcc exists.
+  if (!paths_.nvcc.empty()) {
+    Toolchain tc;
+    tc.nvcc = paths_.nvcc;
+    CompileResult cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
+    r_.compile_time = seconds_since(t0);
+    if (!cr.ok) {
+      r_.build_log += "\n" + cr.log;
+      fail_all("compile error", "the submission did not compile with nvcc");
+      return false;
+    }
+    SymbolReport sym = check_symbols(tc, cr.object);
+    if (!sym.ok) {
+      std::string why;
+      for (const auto& p : sym.problems) why += (why.empty() ? "" : "; ") + p;
+      fail_all("rejected", "rejected: " + why);
+      return false;
+    }
+    ptx_ = cr.ptx;
+  }
+  return true;
+}
+
+void Grader::structure_check(const std::string& ptx) {
+  for (const Check& c : suite_.checks) {
+    if (c.kind != CheckKind::SharedAndBarrier) continue;
+    TestResult* t = find(c.name);
+    if (!t) continue;
+    if (ptx.empty()) {
+      mark_not_run(*t, "not checked: nvcc is not available on this machine", Status::Skipped);
+      t->max_score = 0;
+      continue;
+    }
+    StructureReport s = check_structure(ptx);
+    const bool ok = s.found_kernel && s.uses_shared && s.uses_barrier;
+    t->status = ok ? Status::Passed : Status::Failed;
+    t->score = ok ? t->max_score : 0;
+    if (!s.found_kernel) t->verdict = "mysgemm not found in the compiled code";
+    else if (ok) t->verdict = "mysgemm uses shared memory and a barrier";
+    else if (!s.uses_shared && !s.uses_barrier) t->verdict = "mysgemm uses neither shared memory nor __syncthreads";
+    else if (!s.uses_shared) t->verdict = "mysgemm does not use shared memory";
+    else t->verdict = "mysgemm never calls __syncthreads";
+    t->detail = s.detail;
+    if (!ok)
+      t->diagnoses.push_back("the assignment asks for a tiled kernel: stage 16x16 tiles of A and B in __shared__ "
+                             "arrays and separate loading from computing with __syncthreads");
+  }
+}
+
+void Grader::run_sanitizers() {
+  for (const Check& c : suite_.checks) {
+    if (c.kind != CheckKind::Sanitizer) continue;
+    TestResult* t = find(c.name);
+    if (!t) continue;
+    if (r_.backend != "gpu") {
+      mark_not_run(*t, "not run on the CPU backend (its bounds checks run on every case instead)", Status::Skipped);
+      t->max_score = 0;
+      continue;
+    }
+    if (paths_.compute_sanitizer.empty()) {
+      mark_not_run(*t, "not run: compute-sanitizer is not installed on this machine", Status::Skipped);
+      t->max_score = 0;
+      continue;
+    }
+    for (const char* tool : {"memcheck", "racecheck"}) {
+      std::vector<std::string> argv = {paths_.compute_sanitizer, "--tool", tool, "--error-exitcode", "10",
+                                       "--print-limit", "20"};
+      if (std::string(tool) == "memcheck") {
+        argv.push_back("--check-device-heap");
+        argv.push_back("yes");
+      }
+      for (const std::string& a : {runner_, std::string("--selftest"), std::to_string(c.m), std::to_string(c.k),
+                                   std::to_string(c.n), std::to_string(r_.seed % 1000000),
+                                   std::to_string(selftest_token_)})
+        argv.push_back(a);
+      const std::string out = work_.sub(std::string("logs/") + c.name + "-" + tool + ".txt");
+      // One contained child at a time (the sandbox sweeps every descendant
+      // when a child ends), so the two tools run one after the other.
+      log("sanitizer " + std::string(tool));
+      sanitizers_.push_back({c.name + ":" + tool, run_tool(argv, scrubbed_environment(work_.sub("scratch")),
+                                                           work_.sub("scratch"), out, c.timeout_s, true, kLogCap)});
+    }
+  }
+}
+
+void Grader::finish_sanitizers() {
+  for (auto& s : sanitizers_) {
+    const std::string check = s.tool.substr(0, s.tool.find(':'));
+    const std::string tool = s.tool.substr(s.tool.find(':') + 1);
+    const ToolRun& run = s.result;
+    TestResult* t = find(check);
+    if (!t) continue;
+    const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
+    const bool clean = run.started && run.exit.exited && run.exit.code == expected_code;
+    if (t->status == Status::Skipped && t->verdict.empty()) {  // first tool's result
+      t->status = clean ? Status::Passed : Status::Failed;
+      t->verdict = clean ? "compute-sanitizer memcheck and racecheck found no errors" : "";
+    }
+    if (!clean) {
+      t->status = Status::Failed;
+      std::string what = !run.started ? "could not start: " + run.start_error
+                         : run.exit.timed_out ? "timed out"
+                         : (run.exit.exited && run.exit.code == 10) ? "found errors"
+                         : (run.exit.exited && run.exit.code == 0)
+                             ? "the program ended before its launch completed (exit with status 0)"
+                             : "the program failed (" + run.exit.describe() + ")";
+      t->verdict += std::string(t->verdict.empty() ? "" : "; ") + tool + " " + what;
+      t->detail += sanitizer_summary(tool, run);
+      if (tool == "racecheck")
+        t->diagnoses.push_back("a shared-memory race: a missing __syncthreads (the second barrier, after the "
+                               "partial sums, stops the next phase overwriting tiles still being read)");
+      else
+        t->diagnoses.push_back("an out-of-bounds or misaligned memory access: check the boundary conditions of "
+                               "every load into shared memory and of the store to C");
+    }
+    t->score = t->status == Status::Passed ? t->max_score : 0;
+  }
+  // A kernel that does nothing is trivially clean: the check only pays for
+  // a kernel that computes something right.
+  bool any_correct = false;
+  for (const auto& t : r_.tests) any_correct |= (t.kind == "correctness" && t.status == Status::Passed);
+  for (const auto& s : sanitizers_) {
+    TestResult* t = find(s.tool.substr(0, s.tool.find(':')));
+    if (t && t->status == Status::Passed && !any_correct) {
+      t->status = Status::Failed;
+      t->score = 0;
+      t->verdict = "no points: compute-sanitizer found nothing, but no correctness case passed "
+                   "(a kernel that does no work is trivially clean)";
+    }
+  }
+  sanitizers_.clear();
+}
+
+void Grader::run_case(const Case& c, std::size_t ci, std::optional<std::size_t> pi) {
+  TestResult& t = r_.tests[ci];
+  const auto t0 = Clock::now();
+  log("case " + c.name + " (" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + ")");
+  if (r_.backend == "cpu" && c.has_performance) {
+    for (std::size_t i : {ci, pi.value_or(ci)}) {
+      TestResult& x = r_.tests[i];
+      mark_not_run(x, "not measured on the CPU backend (performance cases need a GPU)", Status::Skipped);
+      x.detail = "worth " + std::to_string(x.max_score) + " points when graded on a GPU";
+      x.max_score = 0;
+    }
+    return;
+  }
+  if (r_.backend == "gpu") {
+    const double mk = double(c.m) * c.k, kn = double(c.k) * c.n, mn = double(c.m) * c.n;
+    const double runner_bytes = 4 * (mk + kn + 2 * mn) + 256.0 * (1 << 20);
+    const double oracle_bytes = 8 * 2 * (mk + kn) + 8 * mn;
+    const double need = runner_bytes + oracle_bytes;
+    if (device_.free_bytes > 0 && need > 0.9 * double(device_.free_bytes)) {
+      std::string why = "not run: the case needs about " + gib(need) + " of GPU memory and the GPU has " +
+                        gib(double(device_.free_bytes)) + " free";
+      mark_not_run(t, why, Status::Skipped);
+      if (pi) mark_not_run(r_.tests[*pi], why, Status::Skipped);
+      return;
+    }
+  }
+  const CaseInputs in = make_inputs(c, r_.seed);
+  std::vector<double> c64, abs_ab;
+  if (oracle_) oracle_->oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
+  else host_oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
+
+  const int samples = (pi && r_.backend == "gpu") ? c.performance.samples : 0;
+  const int warmups = samples ? c.performance.warmups : 0;
+  CaseOutcome out = session_->run(c.m, c.k, c.n, samples, warmups, in.a, in.b, c.timeout_s);
+  if (out.kind != CaseOutcome::Kind::Ok) {
+    record_runner_failure(t, out);
+    if (pi) mark_not_run(r_.tests[*pi], "not measured: " + t.verdict);
+    t.seconds = seconds_since(t0);
+    outcomes_.push_back({c.m, c.k, c.n, false});
+    return;
+  }
+  CompareInput ci_in;
+  ci_in.m = c.m;
+  ci_in.n = c.n;
+  ci_in.k = c.k;
+  ci_in.c = out.reply.c.data();
+  ci_in.c64 = c64.data();
+  ci_in.abs_ab = abs_ab.data();
+  ci_in.factor = c.tolerance_factor;
+  ci_in.exact = c.exact;
+  Comparison cmp = compare(ci_in);
+  bool differs = false;
+  if (cmp.wrong > 0 && double(c.m) * c.n * c.k <= 2e9) {
+    // Run the same inputs again: an output that moves is a race, not a formula bug.
+    CaseOutcome again = session_->run(c.m, c.k, c.n, 0, 0, in.a, in.b, c.timeout_s);
+    if (again.kind == CaseOutcome::Kind::Ok)
+      differs = std::memcmp(again.reply.c.data(), out.reply.c.data(), sizeof(float) * out.reply.c.size()) != 0;
+  }
+  const bool correct = cmp.wrong == 0;
+  record_comparison(t, c, std::move(cmp), differs);
+  outcomes_.push_back({c.m, c.k, c.n, correct});
+  t.seconds = seconds_since(t0);
+  if (!pi) return;
+
+  TestResult& p = r_.tests[*pi];
+  if (!correct) {
+    mark_not_run(p, "no performance points: the case's result is wrong");
+    return;
+  }
+  TimingEvidence e;
+  e.m = c.m;
+  e.k = c.k;
+  e.n = c.n;
+  e.student_ms = out.reply.student_ms;
+  e.reference_ms = out.reply.reference_ms;
+  e.naive_ms = out.reply.naive_ms;
+  e.wall_ms = out.reply.wall_ms;
+  e.timed_mismatch = out.reply.timed_mismatch;
+  e.judge_wall_ms = out.judge_wall_ms;
+  e.cublas_ms = oracle_->time_sgemm(c.m, c.n, c.k, in.a.data(), in.b.data(), std::max(5, samples / 2));
+  Timing tm = evaluate_timing(e);
+  p.score = round2(performance_points(c.performance, tm));
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "speedup %.3f vs the reference tiled kernel (%.3f ms vs %.3f ms; full points at %.2f, none at %.2f); "
+                "%.0f GFLOP/s, %.1f%% of cuBLAS",
+                tm.speedup, tm.student_ms, tm.reference_ms, c.performance.full_at, c.performance.zero_at,
+                tm.student_gflops, tm.cublas_gflops > 0 ? 100.0 * tm.student_gflops / tm.cublas_gflops : 0.0);
+  p.verdict = buf;
+  std::snprintf(buf, sizeof buf,
+                "median of %d samples; student %.3f ms (spread %.1f%%), reference %.3f ms, naive %.3f ms, cuBLAS %.3f ms\n",
+                tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms);
+  p.detail = buf;
+  if (tm.implausible) {
+    p.verdict = "implausible timing, no performance points: " + tm.implausible_reason;
+    p.status = Status::Failed;
+  } else {
+    p.status = p.score >= p.max_score - 1e-9 ? Status::Passed : (p.score > 0 ? Status::Partial : Status::Failed);
+    if (!r_.leaderboard_gflops || tm.student_gflops > *r_.leaderboard_gflops) r_.leaderboard_gflops = tm.student_gflops;
+  }
+  p.timing = tm;
+  p.seconds = seconds_since(t0) - t.seconds;
+}
+
+void Grader::diagnose_across_cases() {
+  std::vector<std::string> across = diagnose_across(outcomes_);
+  if (across.empty()) return;
+  for (auto& t : r_.tests)
+    if (t.kind == "correctness" && t.status == Status::Failed && t.comparison)
+      for (const auto& d : across) t.diagnoses.push_back(d);
+}
+
+GradeResult Grader::run() {
+  const auto t0 = Clock::now();
+  LocatedSubmission sub = locate_submission(opts_.submission);  // throws UsageError
+  r_.submission = opts_.submission;
+  r_.student = opts_.student.empty() ? fs::path(opts_.submission).filename().string() : opts_.student;
+  if (r_.student.empty()) r_.student = fs::path(opts_.submission).parent_path().filename().string();
+  r_.suite_name = suite_.name;
+  r_.suite_path = suite_.path;
+  r_.seed_given = opts_.seed.has_value();
+  r_.seed = opts_.seed ? *opts_.seed : secret_seed();
+
+  device_ = describe_device();
+  std::string backend = opts_.backend;
+  if (backend == "auto") backend = device_.present ? "gpu" : "cpu";
+  if (backend == "gpu" && !device_.present) throw UsageError("--backend gpu: no usable GPU (" + device_.why_not + ")");
+  if (backend == "gpu" && paths_.nvcc.empty()) throw UsageError("--backend gpu: nvcc not found (PATH, /usr/local/cuda/bin)");
+  r_.backend = backend;
+  r_.device = backend == "gpu" ? device_.name + " (" + device_.arch() + ")" : "host CPU (correctness only)";
+  add_all_tests();
+
+  if (!sub.problem.empty()) {
+    fail_all("invalid submission", sub.problem);
+    r_.build_log = sub.problem;
+    r_.execution_time = seconds_since(t0);
+    return r_;
+  }
+  // Grade a private copy: the submission cannot change under us.
+  const std::string kernel = work_.sub("build/kernel.cu");
+  fs::copy_file(sub.kernel, kernel, fs::copy_options::overwrite_existing);
+
+  log("building (" + backend + ")");
+  if (!(backend == "gpu" ? build_gpu(kernel) : build_cpu(kernel))) {
+    r_.execution_time = seconds_since(t0);
+    return r_;
+  }
+  structure_check(ptx_);
+
+  RunnerConfig rc;
+  rc.argv = {runner_};
+  rc.env = scrubbed_environment(work_.sub("scratch"));
+  rc.scratch_dir = work_.sub("scratch");
+  rc.log_dir = work_.sub("logs");
+  rc.drop_privileges = true;
+  session_ = std::make_unique<RunnerSession>(rc);
+
+  DeviceLock gpu(opts_.gpu_lock);
+  // Correctness cases, then the sanitizer, then the performance cases.
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) {
+      session_->stop();  // the sandbox runs one contained child at a time
+      run_sanitizers();
+      finish_sanitizers();
+    }
+    for (const Case& c : suite_.cases) {
+      if (!wanted(c.visibility) || c.has_performance != (pass == 1)) continue;
+      std::size_t ci = 0;
+      while (r_.tests[ci].name != c.name) ++ci;
+      std::optional<std::size_t> pi;
+      if (c.has_performance) pi = ci + 1;
+      run_case(c, ci, pi);
+    }
+  }
+  session_->stop();
+  r_.student_output = session_->captured_output(kLogCap);
+  session_.reset();
+  kill_all_descendants();
+  diagnose_across_cases();
+  r_.execution_time = seconds_since(t0);
+  return r_;
+}
+
+}  // namespace
+
+GraderPaths GraderPaths::discover() {
+  GraderPaths p;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  p.home = ec ? fs::current_path().string() : exe.parent_path().string();
+  p.source_root = fs::weakly_canonical(fs::path(p.home) / "..", ec).string();
+  if (const char* root = std::getenv("SG_SOURCE_ROOT_OVERRIDE")) p.source_root = root;
+  p.nvcc = std::getenv("NVCC") && ::access(std::getenv("NVCC"), X_OK) == 0
+               ? std::getenv("NVCC")
+               : find_program("nvcc", {"/usr/local/cuda/bin/nvcc"});
+  std::vector<std::string> san_extra = {"/usr/local/cuda/bin/compute-sanitizer"};
+  if (!p.nvcc.empty()) san_extra.insert(san_extra.begin(), fs::path(p.nvcc).parent_path().string() + "/compute-sanitizer");
+  p.compute_sanitizer = find_program("compute-sanitizer", san_extra);
+  p.runner_objects = p.home + "/runner";
+  p.cpu_include = p.source_root + "/grader/cpu_runtime/include";
+  p.cpu_library = p.home + "/cpu/libcudacpu.a";
+  p.cpu_runner_object = p.home + "/cpu/cpu_runner.o";
+  return p;
+}
+
+GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths) {
+  Grader g(suite, opts, paths);
+  return g.run();
+}
+
+}  // namespace sg

@@ -1,0 +1,58 @@
+// The judge's side of one submission's runner: starts it (contained, see
+// sandbox/process.h), sends cases, reads replies with deadlines, and starts a
+// fresh runner after a crash, a timeout or a sticky CUDA error.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/protocol.h"
+#include "sandbox/process.h"
+
+namespace sg {
+
+struct RunnerConfig {
+  std::vector<std::string> argv;  // the runner (e.g. {"/tmp/x/runner"})
+  std::vector<std::string> env;   // complete, scrubbed environment
+  std::string scratch_dir;        // the runner's cwd (writable by it, nothing else is)
+  std::string log_dir;            // captured output files go here: runner-N.txt
+  bool drop_privileges = true;
+  Limits limits;
+};
+
+struct CaseOutcome {
+  enum class Kind { Ok, TimedOut, Crashed, CudaError, LaunchError, OutOfMemory, ProtocolError, StartFailed };
+  Kind kind = Kind::Ok;
+  std::string cause;        // for people: what happened, when not Ok
+  proto::Reply reply;       // valid when Ok
+  double judge_wall_ms = 0; // the judge's clock around the whole exchange
+};
+
+class RunnerSession {
+ public:
+  explicit RunnerSession(RunnerConfig cfg);
+  ~RunnerSession();
+  RunnerSession(const RunnerSession&) = delete;
+  RunnerSession& operator=(const RunnerSession&) = delete;
+
+  CaseOutcome run(int m, int k, int n, int samples, int warmups, const std::vector<float>& a,
+                  const std::vector<float>& b, double timeout_s);
+  // Ends the current runner (if any) and every process it started.
+  void stop();
+  // Output captured from every runner started so far, capped and sanitised.
+  std::string captured_output(std::size_t cap) const;
+  int runners_started() const { return started_; }
+
+ private:
+  bool ensure_started(std::string& error);
+  CaseOutcome fail_and_reset(CaseOutcome::Kind kind, const std::string& cause);
+
+  RunnerConfig cfg_;
+  std::optional<Child> child_;
+  int started_ = 0;
+  std::uint64_t next_nonce_;
+  std::vector<std::string> logs_;
+};
+
+}  // namespace sg

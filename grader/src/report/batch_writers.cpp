@@ -1,0 +1,66 @@
+// What the batch writers share: the column order, folder names, writing to disk.
+#include "report/batch_writers.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+
+#include "report/file_output.h"
+
+namespace sg {
+
+std::vector<std::string> test_columns(const std::vector<GradeResult>& results) {
+  std::vector<std::string> cols;
+  for (const auto& r : results) {
+    // Names not yet known wait until the next known name, then go in front of
+    // it; that keeps suite order when early results lack some tests.
+    std::vector<std::string> pending;
+    std::size_t insert_at = cols.size();
+    bool anchored = false;
+    for (const auto& t : r.tests) {
+      const auto it = std::find(cols.begin(), cols.end(), t.name);
+      if (it == cols.end()) {
+        if (std::find(pending.begin(), pending.end(), t.name) != pending.end()) continue;
+        if (anchored) {
+          cols.insert(cols.begin() + static_cast<std::ptrdiff_t>(insert_at++), t.name);
+        } else {
+          pending.push_back(t.name);
+        }
+        continue;
+      }
+      std::size_t idx = static_cast<std::size_t>(it - cols.begin());
+      if (!anchored) {
+        cols.insert(it, pending.begin(), pending.end());
+        idx += pending.size();
+        pending.clear();
+        anchored = true;
+      }
+      insert_at = idx + 1;
+    }
+    cols.insert(cols.end(), pending.begin(), pending.end());
+  }
+  return cols;
+}
+
+std::string report_folder(const std::string& student) {
+  std::string out;
+  for (char c : student) {
+    const bool safe = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                      c == '.' || c == '_' || c == '-';
+    out += safe ? c : '_';
+  }
+  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+void write_batch_reports(const std::vector<GradeResult>& results, const std::string& dir,
+                         const std::string& title) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
+  const std::filesystem::path base(dir);
+  report::write_text_file((base / "gradebook.csv").string(), gradebook_csv(results));
+  report::write_text_file((base / "summary.html").string(), summary_html(results, title));
+}
+
+}  // namespace sg

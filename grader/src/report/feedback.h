@@ -1,0 +1,51 @@
+// Wording and numbers shared by the writers, so that results.json, junit.xml,
+// report.md and the terminal agree on what a test's outcome means.
+#pragma once
+#include <string>
+
+#include "model/result.h"
+
+namespace sg::report {
+
+// Fixed-point with at most `max_decimals` decimals, trailing zeros trimmed
+// ("12.5", "10", "0.125"); "nan", "inf", "-inf" for non-finite values.
+std::string num(double v, int max_decimals);
+
+// `significant` significant digits, e.g. for element values and bounds.
+std::string sig(double v, int significant);
+
+// "passed", "partial", "failed", "skipped".
+const char* status_word(Status s);
+
+// Gradescope's pass/fail: only a test with full marks and nothing wrong passes.
+bool gradescope_passed(const TestResult& t);
+
+// "1000x777x333" (m x k x n), or "" for whole-submission checks.
+std::string size_text(const TestResult& t);
+
+bool is_performance(const TestResult& t);
+
+// A performance case that carries no timing because the backend cannot time.
+bool unmeasured_on_cpu(const GradeResult& r, const TestResult& t);
+
+// "1234 (given with --seed)" or "1234 (fresh for this run)".
+std::string seed_text(const GradeResult& r);
+
+// One line about the build, from GradeResult::state and compile_time.
+std::string build_text(const GradeResult& r);
+
+// Plain-text feedback for one test: verdict, detail, what the comparison found
+// (first wrong elements, tile map; only when `detail` is empty, since the judge
+// normally describes it there), likely causes, and timing. Used as the
+// Gradescope test output and the JUnit failure text.
+std::string test_feedback(const GradeResult& r, const TestResult& t);
+
+// One-line timing summary ("1.234 ms, 1.22x the reference, 812.3 GFLOP/s"),
+// or "" when the test has no timing.
+std::string timing_line(const Timing& tm);
+
+// Speedup over the naive kernel and share of cuBLAS throughput (0 when unknown).
+double speedup_vs_naive(const Timing& tm);
+double percent_of_cublas(const Timing& tm);
+
+}  // namespace sg::report

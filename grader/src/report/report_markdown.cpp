@@ -1,0 +1,163 @@
+// report.md: the human-readable report for students and TAs.
+#include <string>
+
+#include "report/feedback.h"
+#include "report/text_clean.h"
+#include "report/writers.h"
+
+namespace sg {
+namespace {
+
+using report::md_cell;
+using report::num;
+using report::sig;
+
+constexpr std::size_t kOutputCap = 16 * 1024;
+
+std::string row(std::initializer_list<std::string> cells) {
+  std::string s = "|";
+  for (const auto& c : cells) s += " " + c + " |";
+  return s + "\n";
+}
+
+void header(const GradeResult& r, std::string& md) {
+  md += "# SGEMM grading report: " + md_cell(r.student.empty() ? r.submission : r.student) + "\n\n";
+  md += row({"", ""}) + "|---|---|\n";
+  md += row({"Submission", md_cell(r.submission)});
+  md += row({"Suite", md_cell(r.suite_name) + " (" + md_cell(r.suite_path) + ")"});
+  md += row({"Backend", md_cell(r.backend)});
+  md += row({"Device", md_cell(r.device)});
+  md += row({"Seed", report::seed_text(r)});
+  md += row({"Build", md_cell(report::build_text(r))});
+  md += row({"State", md_cell(r.state)});
+  md += row({"Score", "**" + num(r.score(), 2) + " / " + num(r.max_score(), 2) + "**"});
+  if (r.leaderboard_gflops) md += row({"Best correct GFLOP/s", num(*r.leaderboard_gflops, 1)});
+  md += row({"Grading time", num(r.execution_time, 1) + " s"});
+  md += "\n";
+  if (r.state == "internal error")
+    md += "> The grader itself failed on this submission; the score is not a verdict on the code.\n\n";
+}
+
+void test_table(const GradeResult& r, std::string& md) {
+  md += "## Tests\n\n";
+  if (r.tests.empty()) {
+    md += "No test was run.\n\n";
+    return;
+  }
+  md += row({"Test", "Size (m x k x n)", "Status", "Score", "Verdict", "GFLOP/s", "Speedup"});
+  md += "|---|---|---|---:|---|---:|---:|\n";
+  for (const auto& t : r.tests) {
+    std::string name = md_cell(t.name);
+    if (t.visibility == Visibility::Hidden) name += " (hidden)";
+    std::string gflops = "", speedup = "";
+    if (t.timing) {
+      gflops = num(t.timing->student_gflops, 1);
+      speedup = num(t.timing->speedup, 2) + "x";
+    } else if (report::unmeasured_on_cpu(r, t)) {
+      gflops = speedup = "not measured (CPU)";
+    }
+    md += row({name, report::size_text(t), report::status_word(t.status),
+               num(t.score, 2) + " / " + num(t.max_score, 2), md_cell(t.verdict), gflops, speedup});
+  }
+  md += "\n";
+}
+
+void comparison_section(const Comparison& c, std::string& md) {
+  if (c.wrong <= 0) return;
+  md += "- Wrong elements: **" + std::to_string(c.wrong) + "** of " + std::to_string(c.checked);
+  if (c.non_finite > 0) md += " (" + std::to_string(c.non_finite) + " NaN or Inf, e.g. never written)";
+  md += "\n- Worst finite error: " + sig(c.worst_ratio, 3) + " times its bound\n\n";
+  if (!c.first_wrong.empty()) {
+    md += "First wrong elements (row-major order):\n\n";
+    md += row({"row", "col", "got", "expected", "bound"}) + "|---:|---:|---:|---:|---:|\n";
+    for (const auto& w : c.first_wrong)
+      md += row({std::to_string(w.row), std::to_string(w.col), sig(w.got, 8), sig(w.expected, 9),
+                 sig(w.bound, 3)});
+    md += "\n";
+  }
+  if (!c.tile_map.empty()) {
+    std::string map;
+    for (const auto& line : c.tile_map) map += line + "\n";
+    md += "Output tiles with wrong elements (`#`) and without (`.`):\n\n" + report::md_fence(map);
+    md += "\n";
+  }
+}
+
+void failure_sections(const GradeResult& r, std::string& md) {
+  bool any = false;
+  for (const auto& t : r.tests) {
+    if (t.status != Status::Failed) continue;
+    if (!any) md += "## Failing tests\n\n";
+    any = true;
+    md += "### " + md_cell(t.name);
+    if (!report::size_text(t).empty()) md += " (" + report::size_text(t) + ")";
+    md += "\n\n**" + md_cell(t.verdict.empty() ? "failed" : t.verdict) + "**\n\n";
+    if (t.comparison) comparison_section(*t.comparison, md);
+    if (!t.diagnoses.empty()) {
+      md += "Likely causes:\n\n";
+      for (const auto& d : t.diagnoses) md += "- " + md_cell(d) + "\n";
+      md += "\n";
+    }
+    if (!t.detail.empty()) md += "Details from the grader:\n\n" + report::md_fence(t.detail) + "\n";
+  }
+}
+
+void performance_section(const GradeResult& r, std::string& md) {
+  bool any_perf = false, any_timed = false;
+  for (const auto& t : r.tests) {
+    any_perf = any_perf || report::is_performance(t);
+    any_timed = any_timed || t.timing.has_value();
+  }
+  if (!any_perf && !any_timed) return;
+  md += "## Performance\n\n";
+  if (r.backend == "cpu")
+    md += "Performance cases are not measured on the CPU backend: it checks correctness only.\n\n";
+  if (!any_timed) return;
+  md += "Median of the timed launches; spread is (max - min) / median. Speedup is reference "
+        "time over student time.\n\n";
+  md += row({"Test", "Median ms", "Spread", "Samples", "Reference ms", "Speedup vs reference",
+             "vs naive", "% of cuBLAS", "GFLOP/s", "Plausible"});
+  md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
+  for (const auto& t : r.tests) {
+    if (!t.timing) continue;
+    const Timing& tm = *t.timing;
+    const double naive = report::speedup_vs_naive(tm), cublas = report::percent_of_cublas(tm);
+    md += row({md_cell(t.name), sig(tm.student_ms, 4), num(100 * tm.student_spread, 1) + "%",
+               std::to_string(tm.samples), sig(tm.reference_ms, 4), num(tm.speedup, 2) + "x",
+               naive > 0 ? num(naive, 2) + "x" : "", cublas > 0 ? num(cublas, 1) + "%" : "",
+               num(tm.student_gflops, 1),
+               tm.implausible ? "**implausible**: " + md_cell(tm.implausible_reason) : "yes"});
+  }
+  md += "\n";
+  for (const auto& t : r.tests)
+    if (t.timing && t.timing->implausible)
+      md += "- " + md_cell(t.name) + ": timing flagged as implausible (" +
+            md_cell(t.timing->implausible_reason) + "); no performance points.\n";
+  md += "\n";
+}
+
+void text_sections(const GradeResult& r, std::string& md) {
+  if (!r.build_log.empty()) {
+    md += r.state == "compile error" ? "## Compile error\n\n" : "## Compiler output\n\n";
+    md += report::md_fence(report::cap_text(report::clean_text(r.build_log), kOutputCap)) + "\n";
+  }
+  if (!r.student_output.empty()) {
+    md += "## Program output\n\nWhat the submission printed (capped):\n\n";
+    md += report::md_fence(report::cap_text(report::clean_text(r.student_output), kOutputCap)) +
+          "\n";
+  }
+}
+
+}  // namespace
+
+std::string report_markdown(const GradeResult& r) {
+  std::string md;
+  header(r, md);
+  test_table(r, md);
+  failure_sections(r, md);
+  performance_section(r, md);
+  text_sections(r, md);
+  return md;
+}
+
+}  // namespace sg

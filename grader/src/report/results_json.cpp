@@ -1,0 +1,167 @@
+// results.json in Gradescope's autograder schema
+// (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "report/feedback.h"
+#include "report/text_clean.h"
+#include "report/writers.h"
+
+namespace sg {
+namespace {
+
+using Json = nlohmann::ordered_json;  // keeps fields in the order written, for readers
+
+constexpr std::size_t kOutputCap = 8 * 1024;  // per captured text in the summary
+
+// JSON has no NaN/Inf; nlohmann would write null, which loses what happened.
+Json number_or_word(double v) {
+  if (std::isfinite(v)) return v;
+  return report::num(v, 0);
+}
+
+const char* gradescope_visibility(Visibility v) {
+  // Hidden cases reveal themselves once grades are published, not before.
+  return v == Visibility::Hidden ? "after_published" : "visible";
+}
+
+// Gradescope sorts by "number": correctness cases first, then performance, then checks.
+int kind_group(const std::string& kind) {
+  if (kind == "correctness") return 1;
+  if (kind == "performance") return 2;
+  if (kind == "check") return 3;
+  return 4;
+}
+
+Json comparison_json(const Comparison& c) {
+  Json first = Json::array();
+  for (const auto& w : c.first_wrong) {
+    first.push_back({{"row", w.row}, {"col", w.col}, {"got", number_or_word(w.got)},
+                     {"expected", number_or_word(w.expected)}, {"bound", number_or_word(w.bound)}});
+  }
+  Json map = Json::array();
+  for (const auto& row : c.tile_map) map.push_back(report::clean_line(row));
+  return {{"checked", c.checked}, {"wrong", c.wrong}, {"non_finite", c.non_finite},
+          {"worst_ratio", number_or_word(c.worst_ratio)}, {"first_wrong", first},
+          {"tile_map", map}};
+}
+
+Json timing_json(const Timing& t) {
+  return {{"student_ms", number_or_word(t.student_ms)},
+          {"student_spread", number_or_word(t.student_spread)},
+          {"reference_ms", number_or_word(t.reference_ms)},
+          {"naive_ms", number_or_word(t.naive_ms)},
+          {"cublas_ms", number_or_word(t.cublas_ms)},
+          {"speedup", number_or_word(t.speedup)},
+          {"speedup_vs_naive", number_or_word(report::speedup_vs_naive(t))},
+          {"percent_of_cublas", number_or_word(report::percent_of_cublas(t))},
+          {"student_gflops", number_or_word(t.student_gflops)},
+          {"reference_gflops", number_or_word(t.reference_gflops)},
+          {"cublas_gflops", number_or_word(t.cublas_gflops)},
+          {"implausible", t.implausible},
+          {"implausible_reason", report::clean_line(t.implausible_reason)},
+          {"samples", t.samples}};
+}
+
+Json test_extra(const GradeResult& r, const TestResult& t) {
+  Json e = {{"name", report::clean_line(t.name)},
+            {"kind", report::clean_line(t.kind)},
+            {"status", report::status_word(t.status)},
+            {"verdict", report::clean_line(t.verdict)},
+            {"m", t.m}, {"k", t.k}, {"n", t.n},
+            {"seconds", number_or_word(t.seconds)}};
+  Json diagnoses = Json::array();
+  for (const auto& d : t.diagnoses) diagnoses.push_back(report::clean_line(d));
+  e["diagnoses"] = diagnoses;
+  if (t.comparison) e["comparison"] = comparison_json(*t.comparison);
+  if (report::is_performance(t)) e["measured"] = t.timing.has_value();
+  if (report::unmeasured_on_cpu(r, t)) e["not_measured_reason"] = "not measured on the CPU backend";
+  if (t.timing) e["timing"] = timing_json(*t.timing);
+  return e;
+}
+
+std::string summary_output(const GradeResult& r) {
+  using report::clean_line;
+  int passed = 0;
+  bool has_unmeasured = false;
+  for (const auto& t : r.tests) {
+    if (report::gradescope_passed(t)) ++passed;
+    if (report::unmeasured_on_cpu(r, t)) has_unmeasured = true;
+  }
+  std::string s = "SGEMM grader, suite " + clean_line(r.suite_name) + " (" +
+                  clean_line(r.suite_path) + ")\n";
+  s += "Submission: " + clean_line(r.student) + " (" + clean_line(r.submission) + ")\n";
+  s += "Backend: " + clean_line(r.backend) + ", device: " + clean_line(r.device) + "\n";
+  s += "Seed: " + report::seed_text(r) + "\n";
+  s += "Build: " + report::build_text(r) + "\n";
+  if (r.state != "graded") s += "State: " + clean_line(r.state) + "\n";
+  s += "Score: " + report::num(r.score(), 2) + " / " + report::num(r.max_score(), 2) + " (" +
+       std::to_string(passed) + " of " + std::to_string(r.tests.size()) + " tests passed)\n";
+  if (r.leaderboard_gflops)
+    s += "Best correct throughput: " + report::num(*r.leaderboard_gflops, 1) + " GFLOP/s\n";
+  if (has_unmeasured)
+    s += "Performance cases are not measured on the CPU backend: it checks correctness only.\n";
+  if (r.state == "internal error")
+    s += "The grader itself failed; this is not a verdict on your code. Please tell the course staff.\n";
+  if (!r.build_log.empty())
+    s += "\nCompiler output:\n" + report::cap_text(report::clean_text(r.build_log), kOutputCap);
+  if (!r.student_output.empty())
+    s += "\nYour program's output:\n" +
+         report::cap_text(report::clean_text(r.student_output), kOutputCap);
+  return s;
+}
+
+}  // namespace
+
+std::string results_json(const GradeResult& r) {
+  Json tests = Json::array();
+  Json extra_tests = Json::array();
+  int group_count[5] = {0, 0, 0, 0, 0};
+  for (const auto& t : r.tests) {
+    const int g = kind_group(t.kind);
+    const std::string number = std::to_string(g) + "." + std::to_string(++group_count[g]);
+    Json tags = Json::array({report::clean_line(t.kind)});
+    if (t.visibility == Visibility::Hidden) tags.push_back("hidden");
+    tests.push_back({{"name", report::clean_line(t.name)},
+                     {"number", number},
+                     {"score", t.score},
+                     {"max_score", t.max_score},
+                     {"status", report::gradescope_passed(t) ? "passed" : "failed"},
+                     // Plain text: student-controlled strings must not be rendered as markup.
+                     {"output", report::test_feedback(r, t)},
+                     {"output_format", "text"},
+                     {"tags", tags},
+                     {"visibility", gradescope_visibility(t.visibility)}});
+    extra_tests.push_back(test_extra(r, t));
+  }
+
+  Json root;
+  root["score"] = r.score();
+  root["execution_time"] = r.execution_time;
+  root["output"] = summary_output(r);
+  root["output_format"] = "text";
+  root["test_output_format"] = "text";
+  root["visibility"] = "visible";
+  root["stdout_visibility"] = "hidden";
+  root["tests"] = tests;
+  if (r.leaderboard_gflops)
+    root["leaderboard"] = Json::array(
+        {{{"name", "GFLOP/s"}, {"value", number_or_word(*r.leaderboard_gflops)}, {"order", "desc"}}});
+  root["extra_data"] = {
+      {"student", report::clean_line(r.student)},
+      {"submission", report::clean_line(r.submission)},
+      {"suite", {{"name", report::clean_line(r.suite_name)}, {"path", report::clean_line(r.suite_path)}}},
+      {"backend", report::clean_line(r.backend)},
+      {"device", report::clean_line(r.device)},
+      {"state", report::clean_line(r.state)},
+      // A string: 64-bit seeds do not survive readers that parse numbers as doubles.
+      {"seed", std::to_string(r.seed)},
+      {"seed_given", r.seed_given},
+      {"max_score", r.max_score()},
+      {"compile_time", number_or_word(r.compile_time)},
+      {"tests", extra_tests}};
+  // The text above is already clean UTF-8; `replace` is the second line of defence.
+  return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace sg

@@ -1,0 +1,200 @@
+// summary.html: one static page over a whole class. Self-contained (inline CSS
+// and SVG, no scripts, nothing fetched) so it can be mailed or archived, and
+// well-formed XML as well as HTML so that tools can check it.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "report/batch_writers.h"
+#include "report/feedback.h"
+#include "report/text_clean.h"
+
+namespace sg {
+namespace {
+
+using report::num;
+using report::xml_attr;
+using report::xml_escape;
+
+constexpr int kBins = 10;
+constexpr std::size_t kTopDiagnoses = 20;
+constexpr std::size_t kTopLeaders = 10;
+
+constexpr char kStyle[] =
+    "body{font-family:system-ui,sans-serif;margin:2em;color:#222;max-width:70em}"
+    "table{border-collapse:collapse;margin:1em 0}"
+    "th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}"
+    "td.num{text-align:right}th{background:#f2f2f2}"
+    ".bar{fill:#4a78c2}.fail{fill:#c24a4a}svg text{font-size:12px;fill:#222}"
+    ".graded{color:#1a7f37}.other{color:#b42318}";
+
+double percent(const GradeResult& r) {
+  return r.max_score() > 0 ? 100.0 * r.score() / r.max_score() : 0;
+}
+
+std::string overview(const std::vector<GradeResult>& results) {
+  std::map<std::string, int> states;
+  std::vector<double> pcts;
+  for (const auto& r : results) {
+    ++states[report::clean_line(r.state)];
+    if (r.max_score() > 0) pcts.push_back(percent(r));
+  }
+  std::string h = "<p>" + std::to_string(results.size()) + " submissions";
+  for (const auto& [state, count] : states) h += ", " + std::to_string(count) + " " + xml_escape(state);
+  h += ".";
+  if (!pcts.empty()) {
+    std::sort(pcts.begin(), pcts.end());
+    double mean = 0;
+    for (double p : pcts) mean += p;
+    mean /= static_cast<double>(pcts.size());
+    const std::size_t mid = pcts.size() / 2;
+    const double median = pcts.size() % 2 ? pcts[mid] : (pcts[mid - 1] + pcts[mid]) / 2;
+    h += " Mean score " + num(mean, 1) + "%, median " + num(median, 1) + "%.";
+  }
+  return h + "</p>\n";
+}
+
+std::string histogram(const std::vector<GradeResult>& results) {
+  int bins[kBins] = {};
+  int most = 0;
+  for (const auto& r : results) {
+    if (r.max_score() <= 0) continue;
+    const int b = std::clamp(static_cast<int>(percent(r) / 10.0), 0, kBins - 1);
+    most = std::max(most, ++bins[b]);
+  }
+  const int bar_w = 50, plot_h = 160, top = 20, width = kBins * bar_w + 20;
+  std::string s = "<svg width=\"" + std::to_string(width) + "\" height=\"" +
+                  std::to_string(plot_h + top + 40) +
+                  "\" role=\"img\" aria-label=\"Histogram of scores in percent of the maximum\">\n";
+  for (int b = 0; b < kBins; ++b) {
+    const int h = most > 0 ? bins[b] * plot_h / most : 0;
+    const int x = 10 + b * bar_w, y = top + plot_h - h;
+    s += "<rect class=\"bar\" x=\"" + std::to_string(x + 4) + "\" y=\"" + std::to_string(y) +
+         "\" width=\"" + std::to_string(bar_w - 8) + "\" height=\"" + std::to_string(h) +
+         "\"><title>" + std::to_string(bins[b]) + " submissions</title></rect>\n";
+    s += "<text x=\"" + std::to_string(x + bar_w / 2) + "\" y=\"" + std::to_string(y - 4) +
+         "\" text-anchor=\"middle\">" + std::to_string(bins[b]) + "</text>\n";
+    s += "<text x=\"" + std::to_string(x + bar_w / 2) + "\" y=\"" +
+         std::to_string(top + plot_h + 16) + "\" text-anchor=\"middle\">" +
+         std::to_string(b * 10) + (b == kBins - 1 ? "-100" : "-" + std::to_string(b * 10 + 9)) +
+         "</text>\n";
+  }
+  s += "<text x=\"" + std::to_string(width / 2) + "\" y=\"" + std::to_string(top + plot_h + 34) +
+       "\" text-anchor=\"middle\">score, % of maximum</text>\n";
+  return s + "</svg>\n";
+}
+
+std::string failure_rates(const std::vector<GradeResult>& results) {
+  const std::vector<std::string> cols = test_columns(results);
+  if (cols.empty()) return "<p>No tests were run.</p>\n";
+  const int label_w = 220, bar_max = 300, row_h = 22;
+  std::string s = "<svg width=\"" + std::to_string(label_w + bar_max + 140) + "\" height=\"" +
+                  std::to_string(static_cast<int>(cols.size()) * row_h + 10) +
+                  "\" role=\"img\" aria-label=\"Share of submissions failing each test\">\n";
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    int ran = 0, failed = 0;
+    for (const auto& r : results)
+      for (const auto& t : r.tests)
+        if (t.name == cols[i] && t.status != Status::Skipped) {
+          ++ran;
+          if (t.status == Status::Failed) ++failed;
+          break;
+        }
+    const double rate = ran > 0 ? static_cast<double>(failed) / ran : 0;
+    const int y = 5 + static_cast<int>(i) * row_h;
+    const int w = static_cast<int>(std::lround(rate * bar_max));
+    s += "<text x=\"" + std::to_string(label_w - 6) + "\" y=\"" + std::to_string(y + 15) +
+         "\" text-anchor=\"end\">" + xml_escape(report::fit_width(report::clean_line(cols[i]), 30)) +
+         "</text>\n";
+    s += "<rect class=\"fail\" x=\"" + std::to_string(label_w) + "\" y=\"" + std::to_string(y + 3) +
+         "\" width=\"" + std::to_string(w) + "\" height=\"" + std::to_string(row_h - 6) + "\"/>\n";
+    s += "<text x=\"" + std::to_string(label_w + w + 6) + "\" y=\"" + std::to_string(y + 15) + "\">" +
+         (ran > 0 ? num(100 * rate, 0) + "% (" + std::to_string(failed) + "/" + std::to_string(ran) + ")"
+                  : std::string("not run")) +
+         "</text>\n";
+  }
+  return s + "</svg>\n";
+}
+
+std::string diagnoses_table(const std::vector<GradeResult>& results) {
+  std::map<std::string, int> counts;  // submissions showing each diagnosis
+  for (const auto& r : results) {
+    std::set<std::string> seen;
+    for (const auto& t : r.tests)
+      for (const auto& d : t.diagnoses) seen.insert(report::clean_line(d));
+    for (const auto& d : seen) ++counts[d];
+  }
+  if (counts.empty()) return "<p>No diagnoses.</p>\n";
+  std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (sorted.size() > kTopDiagnoses) sorted.resize(kTopDiagnoses);
+  std::string s = "<table>\n<tr><th>Diagnosis</th><th>Submissions</th></tr>\n";
+  for (const auto& [text, n] : sorted)
+    s += "<tr><td>" + xml_escape(text) + "</td><td class=\"num\">" + std::to_string(n) + "</td></tr>\n";
+  return s + "</table>\n";
+}
+
+std::string leaderboard(const std::vector<GradeResult>& results) {
+  // leaderboard_gflops is only set for correct, plausible timings; a result
+  // that did not grade normally is left out whatever it holds.
+  std::vector<const GradeResult*> board;
+  for (const auto& r : results)
+    if (r.state == "graded" && r.leaderboard_gflops && std::isfinite(*r.leaderboard_gflops) &&
+        *r.leaderboard_gflops > 0)
+      board.push_back(&r);
+  if (board.empty()) return "<p>No correct, plausible timing (the CPU backend does not time).</p>\n";
+  std::stable_sort(board.begin(), board.end(), [](const GradeResult* a, const GradeResult* b) {
+    return *a->leaderboard_gflops > *b->leaderboard_gflops;
+  });
+  if (board.size() > kTopLeaders) board.resize(kTopLeaders);
+  std::string s = "<table>\n<tr><th>Rank</th><th>Student</th><th>GFLOP/s</th></tr>\n";
+  for (std::size_t i = 0; i < board.size(); ++i)
+    s += "<tr><td class=\"num\">" + std::to_string(i + 1) + "</td><td>" +
+         xml_escape(board[i]->student) + "</td><td class=\"num\">" +
+         num(*board[i]->leaderboard_gflops, 1) + "</td></tr>\n";
+  return s + "</table>\n";
+}
+
+std::string student_table(const std::vector<GradeResult>& results) {
+  std::vector<const GradeResult*> rows;
+  for (const auto& r : results) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const GradeResult* a, const GradeResult* b) {
+    return a->student < b->student;
+  });
+  std::string s =
+      "<table>\n<tr><th>Student</th><th>State</th><th>Score</th><th>Max</th><th>%</th>"
+      "<th>GFLOP/s</th><th>Failed tests</th></tr>\n";
+  for (const GradeResult* r : rows) {
+    std::string failed;
+    for (const auto& t : r->tests)
+      if (t.status == Status::Failed) failed += (failed.empty() ? "" : ", ") + report::clean_line(t.name);
+    const std::string href = report::url_segment(report_folder(r->student)) + "/report.md";
+    s += "<tr><td><a href=\"" + xml_attr(href) + "\">" + xml_escape(r->student) + "</a></td>";
+    s += "<td class=\"" + std::string(r->state == "graded" ? "graded" : "other") + "\">" +
+         xml_escape(r->state) + "</td>";
+    s += "<td class=\"num\">" + num(r->score(), 2) + "</td><td class=\"num\">" +
+         num(r->max_score(), 2) + "</td><td class=\"num\">" + num(percent(*r), 1) + "</td>";
+    s += "<td class=\"num\">" + (r->leaderboard_gflops ? num(*r->leaderboard_gflops, 1) : "") + "</td>";
+    s += "<td>" + xml_escape(failed) + "</td></tr>\n";
+  }
+  return s + "</table>\n";
+}
+
+}  // namespace
+
+std::string summary_html(const std::vector<GradeResult>& results, const std::string& title) {
+  std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
+  h += "<title>" + xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  h += "<h1>" + xml_escape(title) + "</h1>\n" + overview(results);
+  h += "<h2>Scores</h2>\n" + histogram(results);
+  h += "<h2>Failure rate per test</h2>\n<p>Failed among the submissions that ran the test.</p>\n" +
+       failure_rates(results);
+  h += "<h2>Most common diagnoses</h2>\n" + diagnoses_table(results);
+  h += "<h2>Leaderboard</h2>\n" + leaderboard(results);
+  h += "<h2>Students</h2>\n" + student_table(results);
+  return h + "</body>\n</html>\n";
+}
+
+}  // namespace sg

@@ -1,0 +1,100 @@
+// The compact table printed at the end of a grading run.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <ostream>
+
+#include "report/feedback.h"
+#include "report/text_clean.h"
+#include "report/writers.h"
+
+namespace sg {
+namespace {
+
+constexpr std::size_t kNameMax = 32;
+constexpr std::size_t kNoteMax = 70;
+
+const char* label(Status s) {
+  switch (s) {
+    case Status::Passed: return "PASS";
+    case Status::Partial: return "PART";
+    case Status::Failed: return "FAIL";
+    case Status::Skipped: return "SKIP";
+  }
+  return "????";
+}
+
+const char* colour(Status s) {
+  switch (s) {
+    case Status::Passed: return "\x1b[32m";   // green
+    case Status::Partial: return "\x1b[33m";  // yellow
+    case Status::Failed: return "\x1b[31m";   // red
+    case Status::Skipped: return "\x1b[2m";   // dim
+  }
+  return "";
+}
+
+std::string pad(const std::string& s, std::size_t width) {
+  const std::size_t w = report::display_width(s);
+  return w >= width ? s : s + std::string(width - w, ' ');
+}
+
+std::string note(const GradeResult& r, const TestResult& t) {
+  if (t.timing && t.status != Status::Failed) {
+    std::string s = report::num(t.timing->speedup, 2) + "x reference, " +
+                    report::num(t.timing->student_gflops, 1) + " GFLOP/s";
+    if (t.timing->implausible) s += ", implausible";
+    return s;
+  }
+  // After a compile error the verdict says why nothing ran; the CPU note would mislead.
+  if (report::unmeasured_on_cpu(r, t) && r.state == "graded") return "not measured on the CPU backend";
+  if (t.status == Status::Passed) return "";
+  return report::clean_line(t.verdict);
+}
+
+}  // namespace
+
+void print_summary(const GradeResult& r, std::ostream& out, bool color) {
+  const std::string bold = color ? "\x1b[1m" : "", reset = color ? "\x1b[0m" : "";
+  out << bold << "SGEMM grader: " << report::clean_line(r.student) << reset << " (suite "
+      << report::clean_line(r.suite_name) << ", " << report::clean_line(r.backend) << " backend, "
+      << report::clean_line(r.device) << ")\n";
+  if (r.state != "graded") {
+    out << (color ? colour(Status::Failed) : "") << "state: " << report::clean_line(r.state)
+        << reset << "\n";
+  }
+
+  std::size_t name_w = 4;
+  std::vector<std::string> names;
+  for (const auto& t : r.tests) {
+    names.push_back(report::fit_width(report::clean_line(t.name), kNameMax));
+    name_w = std::max(name_w, report::display_width(names.back()));
+  }
+  std::vector<std::string> scores;
+  std::size_t score_w = 5;
+  for (const auto& t : r.tests) {
+    scores.push_back(report::num(t.score, 2) + "/" + report::num(t.max_score, 2));
+    score_w = std::max(score_w, scores.back().size());
+  }
+  const std::string total = report::num(r.score(), 2) + "/" + report::num(r.max_score(), 2);
+  score_w = std::max(score_w, total.size());
+
+  out << "  " << pad("Test", name_w) << "  Status  " << pad("Score", score_w) << "  Note\n";
+  for (std::size_t i = 0; i < r.tests.size(); ++i) {
+    const TestResult& t = r.tests[i];
+    out << "  " << pad(names[i], name_w) << "  " << (color ? colour(t.status) : "") << label(t.status)
+        << reset << "    " << pad(scores[i], score_w) << "  "
+        << report::fit_width(note(r, t), kNoteMax) << "\n";
+  }
+  out << "  " << bold << pad("Total", name_w) << "          " << pad(total, score_w) << reset << "\n";
+  out << "  graded in " << report::num(r.execution_time, 1) << " s (compile and link " << report::num(r.compile_time, 1)
+      << " s)\n";
+}
+
+bool use_color(int fd) {
+  const char* no_color = std::getenv("NO_COLOR");
+  return isatty(fd) == 1 && (no_color == nullptr || no_color[0] == '\0');
+}
+
+}  // namespace sg

@@ -1,0 +1,24 @@
+// Thin writers over one GradeResult. Each returns the text it would write so
+// that tests can check it without touching files; write_reports puts them all
+// into one folder.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "model/result.h"
+
+namespace sg {
+
+std::string results_json(const GradeResult& r);   // Gradescope autograder schema
+std::string junit_xml(const GradeResult& r);
+std::string report_markdown(const GradeResult& r);
+void print_summary(const GradeResult& r, std::ostream& out, bool color);
+
+// Writes results.json, junit.xml and report.md into `dir` (created if needed).
+// Throws std::runtime_error naming the path when it cannot be written.
+void write_reports(const GradeResult& r, const std::string& dir);
+
+// Should the terminal summary use colour: a TTY and NO_COLOR unset/empty.
+bool use_color(int fd);
+
+}  // namespace sg

@@ -1,0 +1,84 @@
+// Starting and containing an untrusted process (the runner). The judge never
+// blocks on anything the child controls without a deadline, and every process
+// the child starts dies with it.
+#pragma once
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sg {
+
+struct Limits {
+  double cpu_seconds = 600;        // RLIMIT_CPU (host CPU time)
+  long long file_bytes = 64 << 20; // RLIMIT_FSIZE: caps captured output and anything else written
+  long nprocs = 512;               // RLIMIT_NPROC (counts threads; CUDA needs a few dozen)
+};
+
+struct SpawnOptions {
+  std::vector<std::string> argv;   // argv[0] is the program path
+  std::vector<std::string> env;    // the complete environment ("K=V"); nothing inherited
+  std::string workdir;             // cwd of the child
+  std::string output_file;         // stdout+stderr go here (a file, never a pipe a stray child could hold)
+  bool drop_privileges = true;     // when running as root: become `nobody` (or SG_RUNNER_USER)
+  bool protocol_pipes = true;      // create fds 3 (requests) and 4 (replies)
+  // When running as root: run the child inside a new PID namespace (under a
+  // small init that the judge's handle owns), so that everything it starts
+  // dies with it, whatever it does (setsid, double fork). Falls back silently
+  // to the plain process group + /proc sweep where namespaces are refused
+  // (EPERM in a container). Tests set false to exercise that fallback.
+  bool pid_namespace = true;
+  Limits limits;
+};
+
+// How a child ended.
+struct ExitInfo {
+  bool exited = false;   // normal exit
+  int code = 0;          // exit code when exited
+  int signal = 0;        // terminating signal otherwise
+  bool timed_out = false;
+  std::string describe() const;  // "exited with code 3", "killed by signal 11 (SIGSEGV, segmentation fault)", "timed out"
+};
+
+class Child {
+ public:
+  static std::optional<Child> spawn(const SpawnOptions& opts, std::string& error);
+  Child(Child&&) noexcept;
+  Child& operator=(Child&&) noexcept;
+  Child(const Child&) = delete;
+  ~Child();  // kills the whole group if still running
+
+  // The process the judge waits for and kills: the runner itself, or the
+  // namespace init whose death takes the whole namespace with it.
+  pid_t pid() const { return pid_; }
+  int request_fd() const { return to_child_; }   // judge writes here
+  int reply_fd() const { return from_child_; }   // judge reads here
+  // Wait until `fd` is readable or the deadline passes; false on timeout.
+  bool wait_readable(int fd, double timeout_s) const;
+  // Kill the child's process group and every descendant that escaped it, then reap.
+  ExitInfo kill_all();
+  // Wait for exit up to timeout_s; kills everything on timeout.
+  ExitInfo wait(double timeout_s);
+
+ private:
+  Child() = default;
+  pid_t pid_ = -1;
+  int to_child_ = -1, from_child_ = -1;
+  int status_fd_ = -1;  // namespace mode: the init reports the runner's wait status here
+  bool reaped_ = false;
+  ExitInfo exit_;
+};
+
+// Make this process a child subreaper so orphans of the runner are reparented
+// here and can be found and killed. Call once at start-up of the judge.
+void become_subreaper();
+// Kill and reap every descendant of this process (used after each runner and at exit).
+// Child::wait and Child::kill_all end with this sweep, so the judge runs one child at a time.
+void kill_all_descendants();
+
+// Read at most `cap` bytes of a file, replacing invalid UTF-8 and control bytes
+// so the text is safe to put into JSON/XML; appends a truncation note when longer.
+std::string read_capped_text(const std::string& path, std::size_t cap);
+
+}  // namespace sg

@@ -1,0 +1,376 @@
+// Tests of the batch writers (report/batch_writers.h): the gradebook CSV read
+// back by an independent RFC 4180 parser, and the summary page parsed as XML.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "report/batch_writers.h"
+
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+const std::string kFormulaName = "=HYPERLINK(\"http://evil.example\",\"x\")";
+const std::string kQuotedName = "bob, \"the builder\"";
+const std::string kScriptName = "<script>alert(1)</script>";
+
+struct TestSpec {
+  std::string name;
+  sg::Status status;
+  double score, max_score;
+  std::vector<std::string> diagnoses = {};
+};
+
+sg::GradeResult student(const std::string& id, const std::string& state,
+                        const std::vector<TestSpec>& tests, std::optional<double> gflops) {
+  sg::GradeResult r;
+  r.student = id;
+  r.submission = "class/" + id;
+  r.suite_name = "default";
+  r.backend = "gpu";
+  r.state = state;
+  for (const auto& spec : tests) {
+    sg::TestResult t;
+    t.name = spec.name;
+    t.kind = "correctness";
+    t.status = spec.status;
+    t.score = spec.score;
+    t.max_score = spec.max_score;
+    t.diagnoses = spec.diagnoses;
+    r.tests.push_back(t);
+  }
+  r.leaderboard_gflops = gflops;
+  return r;
+}
+
+const char kBarrier[] = "outputs change between runs -> missing barrier (race)";
+const char kBoundary[] = "only the last partial tiles are wrong -> boundary handling";
+
+// A small class: full marks, partial, compile error without tests, hostile
+// names, a timeout with a (meaningless) throughput, and students whose
+// results hold different subsets of the suite.
+std::vector<sg::GradeResult> klass() {
+  using S = sg::Status;
+  std::vector<sg::GradeResult> v;
+  v.push_back(student("alice", "graded",
+                      {{"small", S::Passed, 10, 10}, {"odd_k", S::Passed, 10, 10}, {"perf", S::Passed, 2, 2}},
+                      900.0));
+  v.push_back(student(kFormulaName, "graded",
+                      {{"small", S::Passed, 10, 10},
+                       {"odd_k", S::Failed, 0, 10, {kBarrier}},
+                       {"perf", S::Partial, 1.25, 2}},
+                      1500.0));
+  v.push_back(student(kQuotedName, "compile error", {}, std::nullopt));
+  v.push_back(student(kScriptName, "graded",
+                      {{"small", S::Failed, 0, 10, {kBarrier, kBoundary}},
+                       {"odd_k", S::Failed, 0, 10, {kBarrier}},
+                       {"perf", S::Skipped, 0, 2}},
+                      1200.0));
+  v.push_back(student("carol", "timeout",
+                      {{"small", S::Passed, 10, 10}, {"odd_k", S::Failed, 0, 10, {kBarrier}}, {"perf", S::Failed, 0, 2}},
+                      5000.0));
+  // Has a test the others lack, between two known ones.
+  v.push_back(student("-dave", "graded",
+                      {{"small", S::Passed, 10, 10},
+                       {"rect", S::Passed, 4, 4},
+                       {"odd_k", S::Passed, 10, 10},
+                       {"perf", S::Failed, 0, 2, {kBoundary}}},
+                      std::nullopt));
+  return v;
+}
+
+// RFC 4180 reader: quoted fields may hold commas, CR, LF and doubled quotes.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      if (!field.empty()) throw std::runtime_error("quote inside an unquoted field");
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      row.push_back(field);
+      rows.push_back(row);
+      row.clear();
+      field.clear();
+      ++i;
+    } else if (c == '\n' || c == '\r') {
+      throw std::runtime_error("bare line break outside quotes (RFC 4180 wants CRLF)");
+    } else {
+      field += c;
+    }
+  }
+  if (quoted) throw std::runtime_error("unterminated quoted field");
+  if (!field.empty() || !row.empty()) throw std::runtime_error("last record lacks CRLF");
+  return rows;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+std::string temp_dir() {
+  std::string pattern = (fs::temp_directory_path() / "sg_batch_test_XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed for " + pattern);
+  return pattern;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// ------------------------------------------------------------------ gradebook
+
+TEST(GradebookCsv, TestColumnsFollowSuiteOrder) {
+  const std::vector<std::string> cols = sg::test_columns(klass());
+  EXPECT_EQ(cols, (std::vector<std::string>{"small", "rect", "odd_k", "perf"}));
+  // A name first seen before any known one goes in front of it.
+  std::vector<sg::GradeResult> v;
+  v.push_back(student("a", "graded", {{"b", sg::Status::Passed, 1, 1}, {"c", sg::Status::Passed, 1, 1}}, {}));
+  v.push_back(student("b", "graded", {{"a", sg::Status::Passed, 1, 1}, {"b", sg::Status::Passed, 1, 1}}, {}));
+  v.push_back(student("c", "graded", {{"z", sg::Status::Passed, 1, 1}}, {}));
+  EXPECT_EQ(sg::test_columns(v), (std::vector<std::string>{"a", "b", "c", "z"}));
+}
+
+TEST(GradebookCsv, ParsesBackWithOneRowPerStudent) {
+  const auto results = klass();
+  const std::string csv = sg::gradebook_csv(results);
+  std::vector<std::vector<std::string>> rows;
+  ASSERT_NO_THROW(rows = parse_csv(csv)) << csv;
+  ASSERT_EQ(rows.size(), results.size() + 1);
+  const std::vector<std::string> header = {"student", "total", "max", "status", "gflops",
+                                           "small", "rect", "odd_k", "perf"};
+  EXPECT_EQ(rows[0], header);
+  for (const auto& row : rows) EXPECT_EQ(row.size(), header.size());
+
+  EXPECT_EQ(rows[1], (std::vector<std::string>{"alice", "22", "22", "graded", "900", "10", "", "10", "2"}));
+  EXPECT_EQ(rows[2][1], "11.25");
+  EXPECT_EQ(rows[2][8], "1.25");
+  // Commas and quotes survive quoting; a result without tests has empty cells.
+  EXPECT_EQ(rows[3], (std::vector<std::string>{kQuotedName, "0", "0", "compile error", "", "", "", "", ""}));
+  EXPECT_EQ(rows[5][3], "timeout");
+  EXPECT_EQ(rows[6][6], "4");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const std::string& cell = rows[i + 1][0];
+    const std::string bare = cell[0] == '\'' ? cell.substr(1) : cell;
+    EXPECT_EQ(bare, results[i].student) << "row " << i + 1;
+  }
+}
+
+TEST(GradebookCsv, DefendsAgainstFormulaInjection) {
+  auto results = klass();
+  results.push_back(student("+cmd", "graded", {}, {}));
+  results.push_back(student("@SUM(A1)", "graded", {}, {}));
+  const auto rows = parse_csv(sg::gradebook_csv(results));
+  for (const auto& row : rows)
+    for (const auto& cell : row)
+      EXPECT_TRUE(cell.empty() || std::string("=+-@").find(cell[0]) == std::string::npos)
+          << "cell a spreadsheet would run: " << cell;
+  EXPECT_EQ(rows[2][0], "'" + kFormulaName);
+  EXPECT_EQ(rows[6][0], "'-dave");
+  EXPECT_EQ(rows[7][0], "'+cmd");
+  EXPECT_EQ(rows[8][0], "'@SUM(A1)");
+}
+
+TEST(GradebookCsv, HostileBytesStayOneRecord) {
+  std::vector<sg::GradeResult> v;
+  v.push_back(student(std::string("eve\r\nmallory,\"x\xff") + '\0', "graded", {}, 10.0));
+  const auto rows = parse_csv(sg::gradebook_csv(v));
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_TRUE(contains(rows[1][0], "eve"));
+  EXPECT_TRUE(contains(rows[1][0], "mallory,\"x\xEF\xBF\xBD"));
+  EXPECT_FALSE(contains(rows[1][0], std::string(1, '\0')));
+}
+
+// --------------------------------------------------------------- summary page
+
+// Parses the page with Python's ElementTree (it is written as well-formed
+// XML as well as HTML) and reports its structure.
+const char kHtmlScript[] = R"PY(
+import sys, json, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+svgs = list(root.iter("svg"))
+out = {"root": root.tag,
+       "tags": sorted(set(e.tag for e in root.iter())),
+       "attrs": sorted(set(a for e in root.iter() for a in e.attrib)),
+       "links": [{"href": a.get("href"), "text": "".join(a.itertext())} for a in root.iter("a")],
+       "svgs": len(svgs),
+       "histogram": [t.text for t in svgs[0].iter("title")] if svgs else [],
+       "rates": ["".join(t.itertext()) for t in svgs[1].iter("text")] if len(svgs) > 1 else [],
+       "title": "".join(root.find("head/title").itertext()),
+       "h1": "".join(root.find("body/h1").itertext()),
+       "tables": [[["".join(c.itertext()) for c in tr] for tr in tbl.iter("tr")]
+                  for tbl in root.iter("table")]}
+print(json.dumps(out))
+)PY";
+
+json parse_html(const std::string& html) {
+  const std::string dir = temp_dir();
+  std::ofstream(dir + "/page.html", std::ios::binary) << html;
+  std::ofstream(dir + "/check.py") << kHtmlScript;
+  const std::string cmd = "python3 '" + dir + "/check.py' '" + dir + "/page.html' 2>&1";
+  std::FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) throw std::runtime_error("popen failed for: " + cmd);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  const int status = pclose(p);
+  fs::remove_all(dir);
+  const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  EXPECT_TRUE(ok) << "python3 could not parse the summary page:\n" << out;
+  return ok ? json::parse(out) : json();
+}
+
+// The table whose header row starts with `first`.
+json table(const json& page, const std::string& first) {
+  for (const auto& t : page["tables"])
+    if (!t.empty() && !t[0].empty() && t[0][0] == first) return t;
+  return json::array();
+}
+
+TEST(SummaryHtml, IsSelfContainedAndWellFormed) {
+  const std::string html = sg::summary_html(klass(), "SGEMM <class> & \"grades\"");
+  const json page = parse_html(html);
+  ASSERT_FALSE(page.is_null());
+  EXPECT_EQ(page["root"], "html");
+  EXPECT_EQ(page["title"], "SGEMM <class> & \"grades\"");
+  EXPECT_EQ(page["h1"], "SGEMM <class> & \"grades\"");
+  for (const char* tag : {"script", "link", "img", "iframe", "object", "embed"})
+    EXPECT_EQ(std::count(page["tags"].begin(), page["tags"].end(), tag), 0) << tag;
+  for (const auto& a : page["attrs"]) {
+    EXPECT_NE(a, "src");
+    EXPECT_NE(a.get<std::string>().rfind("on", 0), 0u) << "event handler attribute " << a;
+  }
+  EXPECT_FALSE(contains(html, "url(")) << "CSS must not fetch anything";
+  EXPECT_FALSE(contains(html, "@import"));
+  EXPECT_GE(page["svgs"].get<int>(), 2);
+}
+
+TEST(SummaryHtml, EscapesHostileNames) {
+  const auto results = klass();
+  const std::string html = sg::summary_html(results, "class");
+  std::string lower = html;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  EXPECT_FALSE(contains(lower, "<script")) << "student name reached the page as markup";
+  EXPECT_TRUE(contains(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  const json page = parse_html(html);
+  ASSERT_FALSE(page.is_null());
+  // Every student is linked to their report folder, by a relative link that
+  // stays inside the batch folder.
+  ASSERT_EQ(page["links"].size(), results.size());
+  std::vector<std::string> texts;
+  for (const auto& l : page["links"]) {
+    texts.push_back(l["text"]);
+    const std::string href = l["href"];
+    EXPECT_TRUE(href.size() > 10 && href.substr(href.size() - 10) == "/report.md") << href;
+    EXPECT_EQ(std::count(href.begin(), href.end(), '/'), 1) << href;
+    EXPECT_EQ(href.find(':'), std::string::npos) << "no scheme: " << href;
+    EXPECT_NE(href.rfind("..", 0), 0u) << href;
+    EXPECT_EQ(href.find_first_of("<>\"' "), std::string::npos) << href;
+  }
+  for (const auto& r : results)
+    EXPECT_EQ(std::count(texts.begin(), texts.end(), r.student), 1) << r.student;
+  EXPECT_EQ(sg::report_folder(kScriptName), "_script_alert_1___script_");
+  EXPECT_EQ(sg::report_folder(".."), "_..");
+  EXPECT_EQ(sg::report_folder(""), "_");
+}
+
+TEST(SummaryHtml, HistogramFailureRatesDiagnosesAndLeaderboard) {
+  const auto results = klass();
+  const json page = parse_html(sg::summary_html(results, "class"));
+  ASSERT_FALSE(page.is_null());
+
+  // Ten bins; every result with points possible lands in one.
+  ASSERT_EQ(page["histogram"].size(), 10u);
+  int total = 0;
+  for (const auto& t : page["histogram"]) total += std::stoi(t.get<std::string>());
+  EXPECT_EQ(total, 5) << "the compile error without tests has no maximum";
+  EXPECT_EQ(page["histogram"][9], "2 submissions");  // alice 100%, -dave 24/26
+
+  // odd_k ran in five results and failed in three.
+  bool found = false;
+  for (std::size_t i = 0; i + 1 < page["rates"].size(); ++i)
+    if (page["rates"][i] == "odd_k") {
+      EXPECT_EQ(page["rates"][i + 1], "60% (3/5)");
+      found = true;
+    }
+  EXPECT_TRUE(found) << page["rates"];
+
+  // Counted once per submission, most common first.
+  const json diag = table(page, "Diagnosis");
+  ASSERT_EQ(diag.size(), 3u) << diag;
+  EXPECT_EQ(diag[1], (json{kBarrier, "3"}));
+  EXPECT_EQ(diag[2], (json{kBoundary, "2"}));
+
+  // Only normally graded results, fastest first; the timeout is left out.
+  const json board = table(page, "Rank");
+  ASSERT_EQ(board.size(), 4u) << board;
+  EXPECT_EQ(board[1], (json{"1", kFormulaName, "1500"}));
+  EXPECT_EQ(board[2], (json{"2", kScriptName, "1200"}));
+  EXPECT_EQ(board[3], (json{"3", "alice", "900"}));
+
+  const json students = table(page, "Student");
+  ASSERT_EQ(students.size(), results.size() + 1);
+  bool seen_script = false;
+  for (const auto& row : students)
+    if (row[0] == kScriptName) {
+      seen_script = true;
+      EXPECT_EQ(row[2], "0");
+      EXPECT_EQ(row[6], "small, odd_k");
+    }
+  EXPECT_TRUE(seen_script);
+}
+
+TEST(SummaryHtml, EmptyClassStillRenders) {
+  const json page = parse_html(sg::summary_html({}, "empty"));
+  ASSERT_FALSE(page.is_null());
+  EXPECT_EQ(page["h1"], "empty");
+}
+
+TEST(BatchReports, WritesBothFilesAndNamesThePathOnFailure) {
+  const auto results = klass();
+  const std::string root = temp_dir();
+  sg::write_batch_reports(results, root + "/batch", "class");
+  EXPECT_EQ(read_file(root + "/batch/gradebook.csv"), sg::gradebook_csv(results));
+  EXPECT_EQ(read_file(root + "/batch/summary.html"), sg::summary_html(results, "class"));
+  fs::create_directories(root + "/taken/gradebook.csv");
+  try {
+    sg::write_batch_reports(results, root + "/taken", "class");
+    ADD_FAILURE() << "expected an exception when gradebook.csv is a folder";
+  } catch (const std::runtime_error& e) {
+    EXPECT_TRUE(contains(e.what(), "cannot write " + root + "/taken/gradebook.csv")) << e.what();
+  }
+  fs::remove_all(root);
+}
+
+}  // namespace

@@ -1,0 +1,574 @@
+// The CPU backend: the source rewriter on its own, then whole kernels built
+// with build_cpu_runner and run through the runner protocol, checked against
+// an FP64 product computed here. Needs the layer built by make
+// (SG_BUILD_DIR/cpu/libcudacpu.a and cpu_runner.o) and a host compiler; no GPU.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cpubuild/cpu_build.h"
+#include "cpubuild/rewrite.h"
+#include "proto/protocol.h"
+
+#ifndef SG_SOURCE_ROOT
+#error "compile with -DSG_SOURCE_ROOT='\"/path/to/repo\"'"
+#endif
+#ifndef SG_BUILD_DIR
+#error "compile with -DSG_BUILD_DIR='\"/path/to/build\"'"
+#endif
+
+namespace fs = std::filesystem;
+using sg::rewrite_for_cpu;
+using sg::RewriteResult;
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+// Line `n` (1-based) of the student's file as it appears in the rewritten
+// source, which starts with two lines of its own (#include, #line).
+std::string rewritten_line(const RewriteResult& r, int n) {
+  std::istringstream in(r.source);
+  std::string line;
+  for (int i = 0; i < n + 2 && std::getline(in, line); ++i) {
+  }
+  return line;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += s + "\n";
+  return out;
+}
+
+// Replaces the one occurrence of `from`; a missing one is a test bug.
+std::string replace_once(std::string s, const std::string& from, const std::string& to) {
+  const std::size_t at = s.find(from);
+  EXPECT_NE(at, std::string::npos) << "test kernel lacks `" << from << "`";
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+// A plain 16x16 tiled kernel that the bug variants below are derived from.
+// Line 19 holds the first barrier, line 22 the second (asserted in a test).
+const char* const kTiled = R"(#include <cstdio>
+#define TILE_SIZE 16
+
+__global__ void mysgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  __shared__ float As[TILE_SIZE][TILE_SIZE];
+  __shared__ float Bs[TILE_SIZE][TILE_SIZE];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * TILE_SIZE + ty;
+  const int col = blockIdx.x * TILE_SIZE + tx;
+  float sum = 0.0f;
+  for (int p = 0; p < (k + TILE_SIZE - 1) / TILE_SIZE; ++p) {
+    const int a_col = p * TILE_SIZE + tx;
+    const int b_row = p * TILE_SIZE + ty;
+    // LOAD_A
+    As[ty][tx] = (row < m && a_col < k) ? A[row * k + a_col] : 0.0f;
+    // LOAD_B
+    Bs[ty][tx] = (b_row < k && col < n) ? B[b_row * n + col] : 0.0f;
+    // EARLY_EXIT
+    __syncthreads();  // FIRST_BARRIER
+    for (int e = 0; e < TILE_SIZE; ++e)
+      sum += As[ty][e] * Bs[e][tx];
+    __syncthreads();  // SECOND_BARRIER
+  }
+  if (row < m && col < n) C[row * n + col] = sum;
+}
+
+void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  dim3 block(TILE_SIZE, TILE_SIZE);
+  dim3 grid((n + TILE_SIZE - 1) / TILE_SIZE, (m + TILE_SIZE - 1) / TILE_SIZE);
+  mysgemm<<<grid, block>>>(m, n, k, A, B, C);
+}
+)";
+
+std::string tiled_variant(const std::string& from, const std::string& to) { return replace_once(kTiled, from, to); }
+
+struct Matrices {
+  int m = 0, k = 0, n = 0;
+  std::vector<float> a, b;
+};
+
+Matrices random_inputs(int m, int k, int n, unsigned seed) {
+  Matrices x{m, k, n, std::vector<float>(std::size_t(m) * k), std::vector<float>(std::size_t(k) * n)};
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (float& v : x.a) v = u(gen);
+  for (float& v : x.b) v = u(gen);
+  return x;
+}
+
+// Elements of c outside 2 * gamma_k * (|A||B|)_ij of the FP64 product (NaN counts as wrong).
+long long wrong_elements(const Matrices& x, const std::vector<float>& c) {
+  const double u = std::ldexp(1.0, -24);
+  const double gamma = x.k * u / (1 - x.k * u);
+  long long wrong = 0;
+  std::vector<double> exact(x.n), magnitude(x.n);
+  for (int i = 0; i < x.m; ++i) {
+    std::fill(exact.begin(), exact.end(), 0.0);
+    std::fill(magnitude.begin(), magnitude.end(), 0.0);
+    for (int p = 0; p < x.k; ++p) {
+      const double a = x.a[std::size_t(i) * x.k + p];
+      const float* brow = &x.b[std::size_t(p) * x.n];
+      for (int j = 0; j < x.n; ++j) {
+        exact[j] += a * brow[j];
+        magnitude[j] += std::fabs(a * brow[j]);
+      }
+    }
+    for (int j = 0; j < x.n; ++j) {
+      const double got = c[std::size_t(i) * x.n + j];
+      if (!(std::fabs(got - exact[j]) <= 2 * gamma * magnitude[j])) ++wrong;
+    }
+  }
+  return wrong;
+}
+
+// A scratch folder removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "sg-cpu-test-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+sg::CpuPaths layer_paths() {
+  sg::CpuPaths p;
+  p.include_dir = std::string(SG_SOURCE_ROOT) + "/grader/cpu_runtime/include";
+  p.library = std::string(SG_BUILD_DIR) + "/cpu/libcudacpu.a";
+  p.runner_object = std::string(SG_BUILD_DIR) + "/cpu/cpu_runner.o";
+  return p;
+}
+
+// Builds a runner from kernel source text; the build is a test failure.
+struct Built {
+  TempDir dir;
+  sg::CpuBuildResult build;
+};
+
+void build_kernel(const std::string& source, Built& out) {
+  ASSERT_FALSE(out.dir.path.empty()) << "could not create a temporary folder";
+  const fs::path kernel = out.dir.path / "submission" / "kernel.cu";
+  fs::create_directories(kernel.parent_path());
+  std::ofstream(kernel) << source;
+  out.build = sg::build_cpu_runner(kernel.string(), (out.dir.path / "build").string(), layer_paths(), 120);
+}
+
+#define BUILD_OR_FAIL(source, built)                                                  \
+  do {                                                                                \
+    build_kernel((source), (built));                                                  \
+    if (HasFatalFailure()) return;                                                    \
+    ASSERT_TRUE((built).build.ok) << "CPU build failed:\n" << (built).build.log;       \
+  } while (0)
+
+// What one runner process did with one case.
+struct RunOutcome {
+  bool replied = false;
+  sg::proto::Reply reply;
+  std::string error;   // why there was no reply
+  int exit_code = -1;  // when it exited normally
+  int signal = 0;
+  std::string output;  // its stdout and stderr
+};
+
+// Starts the runner with the protocol pipes on fds 3 and 4, sends one case,
+// reads the reply, then closes the request pipe so that it exits.
+RunOutcome run_case(const std::string& runner, const Matrices& x, const std::vector<std::string>& env = {}) {
+  RunOutcome out;
+  signal(SIGPIPE, SIG_IGN);  // a runner that dies early must not kill the test
+  int req[2], rep[2];
+  if (pipe(req) != 0 || pipe(rep) != 0) {
+    out.error = "pipe failed";
+    return out;
+  }
+  const std::string log = runner + ".out";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // Move the pipe ends out of the way before placing them on 3 and 4.
+    const int r = fcntl(req[0], F_DUPFD, 10), w = fcntl(rep[1], F_DUPFD, 10);
+    dup2(r, sg::proto::kRequestFd);
+    dup2(w, sg::proto::kReplyFd);
+    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    for (int i = 5; i < 64; ++i) close(i);
+    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
+    execl(runner.c_str(), runner.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(req[0]);
+  close(rep[1]);
+  sg::proto::RunCaseRequest q;
+  q.m = x.m;
+  q.k = x.k;
+  q.n = x.n;
+  q.nonce = 0x5eed;
+  const bool sent = sg::proto::write_all(req[1], &q, sizeof q) &&
+                    sg::proto::write_all(req[1], x.a.data(), x.a.size() * sizeof(float)) &&
+                    sg::proto::write_all(req[1], x.b.data(), x.b.size() * sizeof(float));
+  pollfd p{rep[0], POLLIN, 0};
+  if (!sent) {
+    out.error = "the runner stopped reading the case";
+  } else if (poll(&p, 1, 120000) <= 0) {
+    out.error = "no reply within 120 s";
+    kill(pid, SIGKILL);
+  } else {
+    out.replied = sg::proto::read_reply(rep[0], out.reply, x.m, x.n, 0, out.error);
+  }
+  close(req[1]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  close(rep[0]);
+  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
+  std::ifstream in(log);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out.output = ss.str();
+  EXPECT_EQ(out.reply.header.nonce, out.replied ? q.nonce : out.reply.header.nonce);
+  return out;
+}
+
+// Runs a case that must succeed and returns the number of wrong elements.
+long long wrong_after_run(const std::string& runner, const Matrices& x, std::vector<float>* c_out = nullptr) {
+  const RunOutcome r = run_case(runner, x);
+  EXPECT_TRUE(r.replied) << r.error << "\n" << r.output;
+  if (!r.replied) return -1;
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::Ok) << r.reply.message;
+  EXPECT_EQ(r.reply.header.samples, 0) << "the CPU backend never times";
+  if (r.reply.header.status != sg::proto::ReplyStatus::Ok) return -1;
+  if (c_out) *c_out = r.reply.c;
+  return wrong_elements(x, r.reply.c);
+}
+
+// ---------------------------------------------------------------------------
+// The rewriter
+
+TEST(CpuRewrite, LaunchesWithTwoThreeAndFourConfigArgsKeepTheirLines) {
+  const std::string src =
+      "void f(float* p, cudaStream_t s) {\n"     // 1
+      "  kern<<<grid, block>>>(p, 1);\n"         // 2
+      "  kern <<< grid, block, 0 >>> (p, 2);\n"  // 3
+      "  kern<<<grid, block, 64, s>>>(p, 3);\n"  // 4
+      "}\n";
+  const RewriteResult r = rewrite_for_cpu(src);
+  ASSERT_TRUE(r.ok()) << join(r.problems);
+  EXPECT_EQ(r.launches, 3);
+  EXPECT_EQ(count_lines(r.source), count_lines(src) + 2);
+  EXPECT_EQ(rewritten_line(r, 2), "  ::cudacpu::launch(kern, grid, block)(p, 1);");
+  EXPECT_EQ(rewritten_line(r, 3), "  ::cudacpu::launch(kern ,  grid, block, 0 ) (p, 2);");
+  EXPECT_EQ(rewritten_line(r, 4), "  ::cudacpu::launch(kern, grid, block, 64, s)(p, 3);");
+  EXPECT_EQ(r.source.rfind("#include \"cudacpu.h\"\n#line 1 \"kernel.cu\"\n", 0), 0u) << r.source;
+}
+
+TEST(CpuRewrite, ConfigurationWithTemplatesParensAndCommasAcrossLines) {
+  const std::string src =
+      "void f() {\n"
+      "  ns::kern<float, 16><<<dim3((n + 15) / 16, std::max<int>(1, (m + 15) / 16)),\n"
+      "                          dim3(16, 16), sizeof(float) * (a, b)>>>(x, y);\n"
+      "  (*fp)<<<g, b>>>();\n"
+      "  int x = a >> 3, y = v<w<int>>>(1);\n"
+      "}\n";
+  const RewriteResult r = rewrite_for_cpu(src);
+  ASSERT_TRUE(r.ok()) << join(r.problems);
+  EXPECT_EQ(r.launches, 2);
+  EXPECT_EQ(rewritten_line(r, 2),
+            "  ::cudacpu::launch(ns::kern<float, 16>, dim3((n + 15) / 16, std::max<int>(1, (m + 15) / 16)),");
+  EXPECT_EQ(rewritten_line(r, 3), "                          dim3(16, 16), sizeof(float) * (a, b))(x, y);");
+  EXPECT_EQ(rewritten_line(r, 4), "  ::cudacpu::launch((*fp), g, b)();");
+  EXPECT_EQ(rewritten_line(r, 5), "  int x = a >> 3, y = v<w<int>>>(1);") << "a `>>>` closing templates is not a launch";
+}
+
+TEST(CpuRewrite, SharedMemoryBecomesStaticAndDynamicSharedAPointer) {
+  const std::string src =
+      "__global__ void k() {\n"
+      "  __shared__ float a[16][16];\n"
+      "  static __shared__ int b;\n"
+      "  extern __shared__ __align__(16) float dyn[];\n"
+      "  extern __shared__\n"
+      "      unsigned char raw[];\n"
+      "}\n";
+  const RewriteResult r = rewrite_for_cpu(src);
+  ASSERT_TRUE(r.ok()) << join(r.problems);
+  EXPECT_EQ(count_lines(r.source), count_lines(src) + 2);
+  EXPECT_EQ(rewritten_line(r, 2), "  static thread_local float a[16][16];");
+  EXPECT_EQ(rewritten_line(r, 3), "  static thread_local int b;");
+  EXPECT_EQ(rewritten_line(r, 4),
+            "  float* dyn = reinterpret_cast<float*>(::cudacpu::detail::dynamic_shared_base());");
+  EXPECT_EQ(rewritten_line(r, 5), "  unsigned char* raw = reinterpret_cast<unsigned "
+                                  "char*>(::cudacpu::detail::dynamic_shared_base());");
+  EXPECT_EQ(rewritten_line(r, 7), "}");
+}
+
+TEST(CpuRewrite, UnsupportedConstructsAreNamedWithTheirLine) {
+  const std::string src =
+      "#include <cuda_fp16.h>\n"                                   // 1
+      "__global__ void k(float* p, int* q) {\n"                    // 2
+      "  float v = p[threadIdx.x];\n"                              // 3
+      "  atomicAdd(p, v);\n"                                       // 4: supported
+      "  v += __shfl_down_sync(0xffffffff, v, 16);\n"              // 5
+      "  atomicCAS(q, 0, 1);\n"                                    // 6
+      "  asm volatile(\"membar.gl;\");\n"                          // 7
+      "  other<<<1, 1>>>(p);\n"                                    // 8
+      "  // __ballot_sync in a comment, \"__syncwarp\" in a string\n"  // 9
+      "  const char* s = \"__activemask()\";\n"                    // 10
+      "}\n"
+      "void host() { k<<<1, 32>>>(nullptr, nullptr); }\n";         // 12: fine
+  const RewriteResult r = rewrite_for_cpu(src);
+  const std::vector<std::string> expected = {
+      "kernel.cu:1: `#include <cuda_fp16.h>` is not supported on the CPU backend",
+      "kernel.cu:5: `__shfl_down_sync` is not supported on the CPU backend",
+      "kernel.cu:6: `atomicCAS` is not supported on the CPU backend",
+      "kernel.cu:7: `asm` is not supported on the CPU backend",
+      "kernel.cu:8: a kernel launch inside device code (dynamic parallelism) is not supported on the CPU backend",
+  };
+  EXPECT_EQ(r.problems, expected) << join(r.problems);
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(CpuRewrite, LaunchWithOneConfigArgumentIsRejected) {
+  const RewriteResult r = rewrite_for_cpu("void f() {\n  k<<<4>>>(1);\n}\n");
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_NE(r.problems[0].find("kernel.cu:2: a kernel launch needs 2 to 4 configuration arguments"),
+            std::string::npos)
+      << r.problems[0];
+}
+
+TEST(CpuRewrite, MacrosDoNotOpenDeviceScopes) {
+  // `__device__` inside a #define must not make the next host function look like device code.
+  const std::string src =
+      "#define HD __host__ __device__\n"
+      "#define LAUNCH(k) k<<<1, 1>>>()\n"
+      "void host() { kern<<<1, 1>>>(); }\n";
+  const RewriteResult r = rewrite_for_cpu(src);
+  ASSERT_TRUE(r.ok()) << join(r.problems);
+  EXPECT_EQ(r.launches, 2);
+  EXPECT_EQ(rewritten_line(r, 3), "void host() { ::cudacpu::launch(kern, 1, 1)(); }");
+}
+
+// ---------------------------------------------------------------------------
+// Whole kernels through build_cpu_runner and the runner protocol
+
+TEST(CpuBackend, TestKernelHasItsBarriersWhereTheVariantsExpect) {
+  std::istringstream in(kTiled);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  ASSERT_GE(lines.size(), 22u);
+  EXPECT_NE(lines[18].find("FIRST_BARRIER"), std::string::npos);
+  EXPECT_NE(lines[21].find("SECOND_BARRIER"), std::string::npos);
+}
+
+TEST(CpuBackend, ReferenceKernelMatchesFp64OnOddAndLargeSizes) {
+  const fs::path reference = fs::path(SG_SOURCE_ROOT) / "reference" / "kernel.cu";
+  ASSERT_TRUE(fs::exists(reference)) << reference;
+  std::ifstream in(reference);
+  std::stringstream text;
+  text << in.rdbuf();
+  Built b;
+  BUILD_OR_FAIL(text.str(), b);
+  const int sizes[][3] = {{1, 1, 1}, {17, 33, 15}, {50, 7, 70}, {300, 200, 1}, {2000, 64, 17}, {120, 201, 250}};
+  unsigned seed = 1;
+  for (const auto& s : sizes) {
+    const Matrices x = random_inputs(s[0], s[1], s[2], seed++);
+    EXPECT_EQ(wrong_after_run(b.build.runner, x), 0) << s[0] << "x" << s[1] << "x" << s[2];
+  }
+  // The largest odd case of the default suite; its time is printed for the record.
+  const Matrices big = random_inputs(1000, 777, 333, 99);
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunOutcome r = run_case(b.build.runner, big);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.replied) << r.error << r.output;
+  ASSERT_EQ(r.reply.header.status, sg::proto::ReplyStatus::Ok) << r.reply.message;
+  EXPECT_EQ(wrong_elements(big, r.reply.c), 0);
+  std::printf("[ timing ] 1000x777x333 on the CPU backend: %.2f s in the runner (kernel %.2f s), build %.2f s\n", s,
+              r.reply.header.checked_launch_wall_ms / 1000, b.build.seconds);
+}
+
+// A missing barrier must give a wrong answer on every case with more than
+// one K tile, for any inputs, and the same answer on every run.
+void expect_always_wrong(const std::string& runner, const char* which) {
+  const int sizes[][3] = {{1000, 777, 333}, {2000, 64, 17}, {128, 200, 96}, {120, 201, 250}, {17, 64, 40}};
+  for (const auto& s : sizes) {
+    std::vector<float> first, second;
+    const Matrices x = random_inputs(s[0], s[1], s[2], 7);
+    const long long wrong = wrong_after_run(runner, x, &first);
+    EXPECT_GT(wrong, 0) << which << " went unnoticed on " << s[0] << "x" << s[1] << "x" << s[2];
+    EXPECT_GT(wrong_after_run(runner, random_inputs(s[0], s[1], s[2], 8)), 0) << which << ", second inputs";
+    wrong_after_run(runner, x, &second);
+    EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(float)), 0)
+        << which << ": the same inputs gave different outputs";
+  }
+}
+
+TEST(CpuBackend, MissingFirstBarrierIsWrongEveryTime) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("__syncthreads();  // FIRST_BARRIER", ""), b);
+  expect_always_wrong(b.build.runner, "a missing first barrier");
+}
+
+TEST(CpuBackend, MissingSecondBarrierIsWrongEveryTime) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("__syncthreads();  // SECOND_BARRIER", ""), b);
+  expect_always_wrong(b.build.runner, "a missing second barrier");
+}
+
+TEST(CpuBackend, OutOfBoundsLoadIsReportedWithIndexAndThread) {
+  // No boundary checks on the loads: the last K tile of B reads past its end.
+  std::string src = tiled_variant("(row < m && a_col < k) ? A[row * k + a_col] : 0.0f", "A[row * k + a_col]");
+  src = replace_once(src, "(b_row < k && col < n) ? B[b_row * n + col] : 0.0f", "B[b_row * n + col]");
+  Built b;
+  BUILD_OR_FAIL(src, b);
+  const int m = 40, k = 37, n = 20;
+  const RunOutcome r = run_case(b.build.runner, random_inputs(m, k, n, 3));
+  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError);
+  // Block (0,0) reaches the last K tile first; there thread (0, k - 32) is the
+  // first (in schedule order) to read row k of B, index k * n: one past the end.
+  const std::string expected = "out-of-bounds read of B at index " + std::to_string(k * n) + " (allocation of " +
+                               std::to_string(k * n) + " floats) by thread (0," + std::to_string(k - 32) +
+                               ") of block (0,0)";
+  EXPECT_EQ(r.reply.message, expected);
+  EXPECT_EQ(r.exit_code, 86) << r.output;
+  EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+  // Other blocks (1,0) and (0,1)... fault too, on other worker threads; the
+  // report is still the first block's, however many workers run them.
+  for (const char* workers : {"CUDACPU_THREADS=1", "CUDACPU_THREADS=8"}) {
+    const RunOutcome again = run_case(b.build.runner, random_inputs(m, k, n, 3), {workers});
+    EXPECT_EQ(again.reply.message, expected) << workers;
+  }
+}
+
+TEST(CpuBackend, OutOfBoundsStoreIsReportedAsAWrite) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("if (row < m && col < n) C[row * n + col] = sum;", "C[row * n + col] = sum;"), b);
+  const int m = 20, k = 16, n = 16;  // rows 20..31 of the second block row do not exist
+  const RunOutcome r = run_case(b.build.runner, random_inputs(m, k, n, 4));
+  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
+  EXPECT_EQ(r.reply.message, "out-of-bounds write of C at index 320 (allocation of 320 floats) by thread (0,4) of "
+                             "block (0,1)");
+}
+
+TEST(CpuBackend, ThreeAndFourConfigArgumentsAndDynamicSharedMemory) {
+  const std::vector<std::string> variants = {
+      tiled_variant("mysgemm<<<grid, block>>>", "mysgemm<<<grid, block, 0>>>"),
+      tiled_variant("mysgemm<<<grid, block>>>", "cudaStream_t s = 0;\n  mysgemm<<<grid, block, 0, s>>>"),
+      // Tiles in dynamic shared memory, sized by the third argument.
+      replace_once(replace_once(tiled_variant("mysgemm<<<grid, block>>>",
+                                              "mysgemm<<<grid, block, 2 * TILE_SIZE * TILE_SIZE * sizeof(float)>>>"),
+                                "__shared__ float As[TILE_SIZE][TILE_SIZE];",
+                                "extern __shared__ float tiles[]; float (*As)[TILE_SIZE] = "
+                                "reinterpret_cast<float (*)[TILE_SIZE]>(tiles);"),
+                   "__shared__ float Bs[TILE_SIZE][TILE_SIZE];",
+                   "float (*Bs)[TILE_SIZE] = reinterpret_cast<float (*)[TILE_SIZE]>(tiles + TILE_SIZE * TILE_SIZE);"),
+  };
+  for (const std::string& src : variants) {
+    Built b;
+    BUILD_OR_FAIL(src, b);
+    EXPECT_EQ(wrong_after_run(b.build.runner, random_inputs(45, 70, 33, 5)), 0) << src;
+  }
+}
+
+TEST(CpuBackend, EmptyGridIsALaunchError) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("dim3 grid((n + TILE_SIZE - 1) / TILE_SIZE, (m + TILE_SIZE - 1) / TILE_SIZE);",
+                              "dim3 grid(n / TILE_SIZE, m / TILE_SIZE);"),
+                b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(8, 16, 32, 6));  // m / 16 == 0
+  ASSERT_TRUE(r.replied) << r.error << r.output;
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::LaunchError);
+  EXPECT_NE(r.reply.message.find("cudaErrorInvalidConfiguration"), std::string::npos) << r.reply.message;
+  EXPECT_NE(r.reply.message.find("grid (2, 0, 1) has a zero dimension"), std::string::npos) << r.reply.message;
+}
+
+TEST(CpuBackend, TooManyThreadsPerBlockIsALaunchError) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("dim3 block(TILE_SIZE, TILE_SIZE);", "dim3 block(32, 33);"), b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(16, 16, 16, 6));
+  ASSERT_TRUE(r.replied) << r.error << r.output;
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::LaunchError);
+  EXPECT_NE(r.reply.message.find("has 1056 threads; at most 1024"), std::string::npos) << r.reply.message;
+}
+
+TEST(CpuBackend, BarrierSkippedByReturnedThreadsIsAnError) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("// EARLY_EXIT", "if (row >= m) return;"), b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(20, 40, 16, 2));
+  ASSERT_TRUE(r.replied) << r.error << r.output;
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError);
+  // Block (0,1) holds rows 16..31; rows 20.. return before the first barrier.
+  EXPECT_NE(r.reply.message.find("__syncthreads (kernel.cu:19) reached by only 64 of 256 threads of block (0,1); "
+                                 "192 had already returned, e.g. thread (0,4)"),
+            std::string::npos)
+      << r.reply.message;
+}
+
+TEST(CpuBackend, UnsupportedConstructFailsTheBuildWithItsLine) {
+  Built b;
+  build_kernel(tiled_variant("sum += As[ty][e] * Bs[e][tx];", "sum += __shfl_down_sync(0xffffffff, As[ty][e], 1);"),
+               b);
+  EXPECT_FALSE(b.build.ok);
+  EXPECT_NE(b.build.log.find("kernel.cu:21: `__shfl_down_sync` is not supported on the CPU backend"),
+            std::string::npos)
+      << b.build.log;
+  EXPECT_TRUE(b.build.runner.empty());
+}
+
+TEST(CpuBackend, CompileErrorPointsAtTheStudentsLine) {
+  Built b;
+  build_kernel(tiled_variant("float sum = 0.0f;", "float sum = 0.0f + undeclared_thing;"), b);
+  EXPECT_FALSE(b.build.ok);
+  EXPECT_NE(b.build.log.find("kernel.cu:10:"), std::string::npos) << b.build.log;
+  EXPECT_NE(b.build.log.find("undeclared_thing"), std::string::npos) << b.build.log;
+}
+
+TEST(CpuBackend, KernelPrintfReachesTheRunnersOutput) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("// EARLY_EXIT", "if (p == 0 && tx == 1 && ty == 2) printf(\"hello from (%d,%d) of block (%d,%d)\\n\", tx, ty, (int)blockIdx.x, (int)blockIdx.y);"),
+                b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(16, 16, 32, 6));
+  ASSERT_TRUE(r.replied) << r.error;
+  // Blocks may run on different worker threads, so the two lines come in either order.
+  EXPECT_NE(r.output.find("hello from (1,2) of block (0,0)\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("hello from (1,2) of block (1,0)\n"), std::string::npos) << r.output;
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;
+}
+
+TEST(CpuBackend, PortableFiberSwitchGivesTheSameResults) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("__syncthreads();  // SECOND_BARRIER", ""), b);  // a racy kernel shows the schedule
+  const Matrices x = random_inputs(40, 50, 36, 9);
+  const RunOutcome fast = run_case(b.build.runner, x);
+  const RunOutcome portable = run_case(b.build.runner, x, {"CUDACPU_FIBERS=ucontext"});
+  ASSERT_TRUE(fast.replied && portable.replied) << fast.error << portable.error;
+  ASSERT_EQ(fast.reply.c.size(), portable.reply.c.size());
+  EXPECT_EQ(std::memcmp(fast.reply.c.data(), portable.reply.c.data(), fast.reply.c.size() * sizeof(float)), 0);
+  EXPECT_GT(wrong_elements(x, fast.reply.c), 0);
+}
+
+}  // namespace

@@ -1,0 +1,346 @@
+// Diagnoses from error patterns. The per-case patterns come from a small CPU
+// emulation of the 16x16 tiled kernel with one classic bug switched on, so
+// the tests see the patterns real submissions produce; a few come from
+// hand-made outputs where no emulation is needed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check/diagnosis.h"
+#include "check/tolerance.h"
+#include "suite/suite_loader.h"
+
+namespace sg {
+namespace {
+
+constexpr int T = 16;
+
+struct Bugs {
+  bool grid_floor = false;      // gridDim = m/16 x n/16
+  bool grid_swapped = false;    // gridDim.x from m, gridDim.y from n
+  bool same_block_index = false;  // row and column both from blockIdx.x
+  bool phases_floor = false;    // k/16 phases: the partial K tile is skipped
+  bool no_load_guard = false;   // tiles loaded without bounds checks or zero fill
+  bool no_store_guard = false;  // C stored without the row/col check
+  bool b_stride_k = false;      // B indexed with k where n belongs
+  bool tf32 = false;            // inputs rounded to 10 mantissa bits before multiplying
+};
+
+float to_tf32(float x) {
+  int e = 0;
+  const float f = std::frexp(x, &e);
+  return std::ldexp(std::round(std::ldexp(f, 11)) / 2048.0f, e);
+}
+
+// Runs the tiled algorithm block by block on the CPU. Reads past the end of A
+// or B and writes past the end of C land in padding, as on a GPU where they
+// would usually hit other allocations.
+std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
+                           const std::vector<float>& b_in, const Bugs& bug) {
+  const std::size_t pad = 64 * 1024;
+  std::vector<float> a(a_in), b(b_in);
+  a.resize(a.size() + pad, 0.5f);
+  b.resize(b.size() + pad, 0.5f);
+  std::vector<float> c(std::size_t(m) * n + pad, std::numeric_limits<float>::quiet_NaN());
+  const int gx = bug.grid_floor ? n / T : bug.grid_swapped ? (m + T - 1) / T : (n + T - 1) / T;
+  const int gy = bug.grid_floor ? m / T : bug.grid_swapped ? (n + T - 1) / T : (m + T - 1) / T;
+  const int phases = bug.phases_floor ? k / T : (k + T - 1) / T;
+  const int ldb = bug.b_stride_k ? k : n;
+  auto mul = [&](float x, float y) { return bug.tf32 ? to_tf32(x) * to_tf32(y) : x * y; };
+  for (int by = 0; by < gy; ++by)
+    for (int bx = 0; bx < gx; ++bx) {
+      const int row0 = (bug.same_block_index ? bx : by) * T, col0 = bx * T;
+      float sum[T][T] = {};
+      for (int ph = 0; ph < phases; ++ph) {
+        float as[T][T], bs[T][T];
+        for (int ty = 0; ty < T; ++ty)
+          for (int tx = 0; tx < T; ++tx) {
+            const long ar = row0 + ty, ac = ph * T + tx, br = ph * T + ty, bc = col0 + tx;
+            const bool a_in_range = ar < m && ac < k, b_in_range = br < k && bc < n;
+            as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * k + ac, a.size() - 1)] : 0.0f;
+            bs[ty][tx] = (b_in_range || bug.no_load_guard) ? b[std::min<std::size_t>(br * ldb + bc, b.size() - 1)] : 0.0f;
+          }
+        for (int ty = 0; ty < T; ++ty)
+          for (int tx = 0; tx < T; ++tx)
+            for (int t = 0; t < T; ++t) sum[ty][tx] = std::fma(1.0f, mul(as[ty][t], bs[t][tx]), sum[ty][tx]);
+      }
+      for (int ty = 0; ty < T; ++ty)
+        for (int tx = 0; tx < T; ++tx) {
+          const long r = row0 + ty, col = col0 + tx;
+          if ((r < m && col < n) || bug.no_store_guard)
+            c[std::min<std::size_t>(r * n + col, c.size() - 1)] = sum[ty][tx];
+        }
+    }
+  c.resize(std::size_t(m) * n);
+  return c;
+}
+
+struct Emulated {
+  CaseEvidence evidence;
+  std::vector<std::string> diagnoses;
+};
+
+Emulated run_case(int m, int k, int n, const Bugs& bug, std::uint64_t seed = 1) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(std::size_t(m) * k), b(std::size_t(k) * n);
+  for (float& x : a) x = u(rng);
+  for (float& x : b) x = u(rng);
+  std::vector<double> c64, abs_ab;
+  host_oracle(m, n, k, a.data(), b.data(), c64, abs_ab);
+  const std::vector<float> c = emulate(m, k, n, a, b, bug);
+  CompareInput in;
+  in.m = m;
+  in.n = n;
+  in.k = k;
+  in.c = c.data();
+  in.c64 = c64.data();
+  in.abs_ab = abs_ab.data();
+  Emulated r;
+  r.evidence.m = m;
+  r.evidence.k = k;
+  r.evidence.n = n;
+  r.evidence.first = compare(in);
+  r.diagnoses = diagnose_case(r.evidence);
+  return r;
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += "[" + x + "] ";
+  return s;
+}
+
+bool any_contains(const std::vector<std::string>& v, const std::string& needle) {
+  for (const auto& x : v)
+    if (x.find(needle) != std::string::npos) return true;
+  return false;
+}
+
+TEST(DiagnosisTest, CorrectEmulationPassesWithoutDiagnoses) {
+  for (auto [m, k, n] : {std::tuple{40, 50, 36}, {64, 64, 64}, {1, 7, 33}}) {
+    const Emulated r = run_case(m, k, n, Bugs{});
+    EXPECT_EQ(r.evidence.first.wrong, 0) << m << "x" << k << "x" << n;
+    EXPECT_TRUE(r.diagnoses.empty()) << joined(r.diagnoses);
+  }
+}
+
+TEST(DiagnosisTest, FlooredGridLeavesEdgeTilesUnwritten) {
+  Bugs bug;
+  bug.grid_floor = true;
+  const Emulated r = run_case(40, 50, 36, bug);
+  ASSERT_GT(r.evidence.first.wrong, 0);
+  EXPECT_EQ(r.evidence.first.non_finite, r.evidence.first.wrong);
+  EXPECT_EQ(r.evidence.first.tile_map, (std::vector<std::string>{"..#", "..#", "###"}));
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_NE(r.diagnoses[0].find("never written"), std::string::npos) << joined(r.diagnoses);
+  EXPECT_NE(r.diagnoses[0].find("rows 32-39"), std::string::npos) << r.diagnoses[0];
+  EXPECT_NE(r.diagnoses[0].find("columns 32-35"), std::string::npos) << r.diagnoses[0];
+
+  // Only m ragged: only the last row of tiles is named.
+  const Emulated rows_only = run_case(40, 32, 48, bug);
+  ASSERT_FALSE(rows_only.diagnoses.empty());
+  EXPECT_NE(rows_only.diagnoses[0].find("last row of tiles"), std::string::npos);
+  EXPECT_EQ(rows_only.diagnoses[0].find("last column of tiles"), std::string::npos);
+}
+
+TEST(DiagnosisTest, EdgeTilesWithWrongValuesPointAtBoundaryChecks) {
+  // Hand-made: the last, partial row of tiles holds finite wrong values.
+  const int m = 200, n = 96;
+  std::vector<double> c64(m * n, 2.0), abs_ab(m * n, 2.0);
+  std::vector<float> c(m * n, 2.0f);
+  for (int i = 192; i < m; ++i)
+    for (int j = 0; j < n; ++j) c[i * n + j] = 3.0f;
+  CompareInput in;
+  in.m = m; in.n = n; in.k = 128;
+  in.c = c.data(); in.c64 = c64.data(); in.abs_ab = abs_ab.data();
+  CaseEvidence e;
+  e.m = m; e.k = 128; e.n = n;
+  e.first = compare(in);
+  const auto d = diagnose_case(e);
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("last row of tiles (rows 192-199, m = 200)"), std::string::npos) << d[0];
+  EXPECT_NE(d[0].find("load 0"), std::string::npos) << d[0];
+
+  // The same pattern when m is a multiple of 16 is not a boundary problem.
+  CaseEvidence aligned = e;
+  aligned.m = 208;  // geometry no longer explains the pattern as a ragged edge
+  std::vector<double> c64b(208 * n, 2.0), abs_b(208 * n, 2.0);
+  std::vector<float> cb(208 * n, 2.0f);
+  for (int i = 192; i < 208; ++i)
+    for (int j = 0; j < n; ++j) cb[i * n + j] = 3.0f;
+  in.m = 208; in.c = cb.data(); in.c64 = c64b.data(); in.abs_ab = abs_b.data();
+  aligned.first = compare(in);
+  EXPECT_FALSE(any_contains(diagnose_case(aligned), "sticks out")) << joined(diagnose_case(aligned));
+}
+
+TEST(DiagnosisTest, UnguardedStoreWrapsIntoFirstTileColumn) {
+  Bugs bug;
+  bug.no_store_guard = true;
+  const Emulated r = run_case(40, 32, 36, bug);
+  ASSERT_GT(r.evidence.first.wrong, 0);
+  ASSERT_FALSE(r.diagnoses.empty()) << "map: " << r.evidence.first.tile_map.size();
+  EXPECT_NE(r.diagnoses[0].find("first column of tiles"), std::string::npos) << joined(r.diagnoses);
+}
+
+TEST(DiagnosisTest, SwappedGridLeavesOnlyTheSquareRight) {
+  Bugs bug;
+  bug.grid_swapped = true;
+  for (auto [m, k, n] : {std::tuple{64, 40, 32}, {32, 40, 80}, {1000, 48, 333}}) {
+    const Emulated r = run_case(m, k, n, bug);
+    ASSERT_GT(r.evidence.first.wrong, 0);
+    ASSERT_FALSE(r.diagnoses.empty()) << m << "x" << n;
+    EXPECT_NE(r.diagnoses[0].find("swapped"), std::string::npos) << joined(r.diagnoses);
+    EXPECT_NE(r.diagnoses[0].find(std::to_string(std::min(m, n)) + " square"), std::string::npos);
+  }
+}
+
+TEST(DiagnosisTest, SameBlockIndexForRowsAndColumnsGivesWholeTiles) {
+  Bugs bug;
+  bug.same_block_index = true;
+  const Emulated r = run_case(64, 32, 64, bug);
+  ASSERT_GT(r.evidence.first.wrong, 0);
+  EXPECT_EQ(r.evidence.first.tile_map[0], ".###");
+  ASSERT_FALSE(r.diagnoses.empty());
+  EXPECT_NE(r.diagnoses[0].find("whole 16x16 tiles"), std::string::npos) << joined(r.diagnoses);
+}
+
+TEST(DiagnosisTest, SkippedPartialKTileWithKBelowTileGivesZeros) {
+  Bugs bug;
+  bug.phases_floor = true;
+  const Emulated r = run_case(50, 7, 70, bug);
+  EXPECT_EQ(r.evidence.first.wrong, r.evidence.first.checked);
+  EXPECT_TRUE(any_contains(r.diagnoses, "C holds zeros")) << joined(r.diagnoses);
+  // With k > 16 the same bug gives no zeros, so that hint must not appear.
+  const Emulated big = run_case(40, 50, 36, bug);
+  EXPECT_GT(big.evidence.first.wrong, 0);
+  EXPECT_FALSE(any_contains(big.diagnoses, "zeros")) << joined(big.diagnoses);
+}
+
+TEST(DiagnosisTest, ReducedPrecisionIsRecognised) {
+  Bugs bug;
+  bug.tf32 = true;
+  const Emulated r = run_case(64, 256, 64, bug);
+  ASSERT_GT(r.evidence.first.wrong * 10, r.evidence.first.checked);
+  EXPECT_TRUE(any_contains(r.diagnoses, "reduced precision")) << joined(r.diagnoses);
+  // A missing K tile also gives finite errors everywhere, but large ones.
+  Bugs k_bug;
+  k_bug.phases_floor = true;
+  const Emulated k_tail = run_case(64, 250, 64, k_bug);
+  ASSERT_GT(k_tail.evidence.first.wrong, 0);
+  EXPECT_FALSE(any_contains(k_tail.diagnoses, "reduced precision")) << joined(k_tail.diagnoses);
+}
+
+TEST(DiagnosisTest, DifferentRunsMeanARace) {
+  const Emulated r = run_case(40, 50, 36, Bugs{});
+  CaseEvidence e = r.evidence;
+  e.outputs_differ_between_runs = true;
+  auto d = diagnose_case(e);
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("race"), std::string::npos);
+  EXPECT_NE(d[0].find("__syncthreads()"), std::string::npos);
+
+  // Or found by comparing two checked runs that fail differently.
+  Bugs bug;
+  bug.grid_floor = true;
+  const Emulated first = run_case(40, 50, 36, bug, 1);
+  const Emulated second = run_case(40, 50, 36, Bugs{}, 1);
+  CaseEvidence two = first.evidence;
+  two.repeat = &second.evidence.first;
+  d = diagnose_case(two);
+  ASSERT_FALSE(d.empty());
+  EXPECT_NE(d[0].find("race"), std::string::npos);
+  // The same failure twice is no race.
+  two.repeat = &first.evidence.first;
+  EXPECT_FALSE(any_contains(diagnose_case(two), "race"));
+}
+
+TEST(DiagnosisTest, AllNanMeansNothingWasWritten) {
+  const int m = 33, n = 17;
+  std::vector<double> c64(m * n, 1.0), abs_ab(m * n, 1.0);
+  std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+  CompareInput in;
+  in.m = m; in.n = n; in.k = 5;
+  in.c = c.data(); in.c64 = c64.data(); in.abs_ab = abs_ab.data();
+  CaseEvidence e;
+  e.m = m; e.k = 5; e.n = n;
+  e.first = compare(in);
+  auto d = diagnose_case(e);
+  ASSERT_EQ(d.size(), 1u) << joined(d);
+  EXPECT_NE(d[0].find("NaN poison"), std::string::npos);
+
+  // Most but not all NaN, in no tile pattern: the grid covers too little.
+  for (int i = 0; i < m * n; i += 17) c[i] = 1.0f;
+  e.first = compare(in);
+  d = diagnose_case(e);
+  EXPECT_TRUE(any_contains(d, "most of C was never written")) << joined(d);
+}
+
+TEST(DiagnosisTest, PassingCaseHasNoDiagnosis) {
+  CaseEvidence e;
+  e.m = e.k = e.n = 16;
+  e.first.checked = 256;
+  EXPECT_TRUE(diagnose_case(e).empty());
+}
+
+// Outcomes of the default suite's correctness cases for a kernel that fails
+// exactly where `fails` says.
+template <typename Fails>
+std::vector<SizeOutcome> default_suite_outcomes(Fails fails) {
+  const Suite s = load_suite_file(std::string(SG_SOURCE_ROOT) + "/testcases/default.yaml");
+  std::vector<SizeOutcome> out;
+  for (const Case& c : s.cases) out.push_back(SizeOutcome{c.m, c.k, c.n, !fails(c.m, c.k, c.n)});
+  return out;
+}
+
+TEST(DiagnosisTest, AcrossCasesNamesTheLastKTile) {
+  const auto d = diagnose_across(default_suite_outcomes([](int, int k, int) { return k % 16 != 0; }));
+  ASSERT_EQ(d.size(), 1u) << joined(d);
+  EXPECT_NE(d[0].find("k is not a multiple of 16"), std::string::npos);
+}
+
+TEST(DiagnosisTest, AcrossCasesNamesALeadingDimension) {
+  const auto d = diagnose_across(default_suite_outcomes([](int, int k, int n) { return k != n; }));
+  ASSERT_EQ(d.size(), 1u) << joined(d);
+  EXPECT_NE(d[0].find("k != n"), std::string::npos);
+  EXPECT_NE(d[0].find("leading dimension"), std::string::npos);
+}
+
+TEST(DiagnosisTest, AcrossCasesNamesASwappedGrid) {
+  // A swapped grid fails where m and n need different numbers of tiles.
+  const auto d = diagnose_across(default_suite_outcomes(
+      [](int m, int, int n) { return (m + 15) / 16 != (n + 15) / 16; }));
+  // On this suite every case with m != n also has m != k, so A's leading
+  // dimension is an equally good explanation; both are offered, nothing else.
+  EXPECT_TRUE(any_contains(d, "m != n")) << joined(d);
+  EXPECT_TRUE(any_contains(d, "swapped")) << joined(d);
+  EXPECT_LE(d.size(), 2u) << joined(d);
+  EXPECT_FALSE(any_contains(d, "multiple of 16")) << joined(d);
+  EXPECT_FALSE(any_contains(d, "k != n")) << joined(d);
+}
+
+TEST(DiagnosisTest, AcrossCasesNamesTheRaggedEdges) {
+  const auto d = diagnose_across(
+      default_suite_outcomes([](int m, int, int n) { return m % 16 != 0 || n % 16 != 0; }));
+  ASSERT_EQ(d.size(), 1u) << joined(d);
+  EXPECT_NE(d[0].find("m or n is not a multiple of 16"), std::string::npos);
+}
+
+TEST(DiagnosisTest, AcrossCasesStaysQuietWithoutAPattern) {
+  // Everything or nothing failing says nothing about sizes.
+  EXPECT_TRUE(diagnose_across(default_suite_outcomes([](int, int, int) { return true; })).empty());
+  EXPECT_TRUE(diagnose_across(default_suite_outcomes([](int, int, int) { return false; })).empty());
+  // One odd failure among many passing cases with the same property.
+  EXPECT_TRUE(diagnose_across(default_suite_outcomes(
+                  [](int m, int k, int n) { return m == 555 && k == 333 && n == 777; }))
+                  .empty());
+  EXPECT_TRUE(diagnose_across({}).empty());
+}
+
+}  // namespace
+}  // namespace sg

@@ -1,0 +1,296 @@
+// End-to-end tests of the student handout (student/) and the reference
+// kernels (reference/): the handout builds as shipped and with the reference
+// solution dropped in, ./sgemm rejects bad arguments before touching the GPU,
+// and (on a GPU) the skeleton fails while the reference passes.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_guard.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path source_root() { return fs::path(SG_SOURCE_ROOT); }
+
+std::string quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct RunResult {
+  int code = -1;  // exit status; -1 when killed by a signal
+  std::string out, err;
+  std::string describe() const {
+    return "exit " + std::to_string(code) + "\n--- stdout:\n" + out + "--- stderr:\n" + err;
+  }
+};
+
+// Runs a shell command line in `dir` under a timeout, capturing stdout and
+// stderr in files (never pipes) so a hung child cannot block the test.
+RunResult run_in(const fs::path& dir, const std::string& command, int timeout_s,
+                 const std::string& env = "") {
+  const fs::path out = dir / "run.stdout", err = dir / "run.stderr";
+  const std::string line = "cd " + quote(dir.string()) + " && env " + env + " timeout -k 5 " +
+                           std::to_string(timeout_s) + " " + command + " >" +
+                           quote(out.string()) + " 2>" + quote(err.string());
+  const int status = std::system(line.c_str());
+  RunResult r;
+  r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  r.err = read_text(err);
+  return r;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// nvcc as the handout's Makefile finds it: on PATH, else /usr/local/cuda.
+std::string find_nvcc() {
+  if (std::system("command -v nvcc >/dev/null 2>&1") == 0) return "nvcc";
+  if (fs::exists("/usr/local/cuda/bin/nvcc")) return "/usr/local/cuda/bin/nvcc";
+  return "";
+}
+
+fs::path make_temp_dir(const std::string& stem) {
+  std::string pattern = (fs::temp_directory_path() / (stem + "_XXXXXX")).string();
+  if (mkdtemp(pattern.data()) == nullptr) return {};
+  return pattern;
+}
+
+// Builds of the handout, made once per test binary run (nvcc is slow).
+struct HandoutBuilds {
+  fs::path root;                 // temp folder holding both copies
+  fs::path skeleton, reference;  // copies of student/, built
+  bool skeleton_ok = false, reference_ok = false;
+  std::string skeleton_log, reference_log;
+  std::string skip_reason;       // set when the builds cannot be attempted
+};
+
+// Copies `from` (student/ or an already built copy of it) to `dir`,
+// optionally replaces kernel.cu, and runs make there.
+bool build_copy(const fs::path& from, const fs::path& dir, const fs::path* kernel,
+                bool clean_first, std::string& log) {
+  // cp -a keeps timestamps, so objects reused from a built copy stay newer
+  // than their sources and only the replaced kernel.cu is recompiled.
+  // Run from the temp folder, so no output file lands in the repository.
+  const RunResult copied =
+      run_in(dir.parent_path(), "cp -a " + quote(from.string()) + " " + quote(dir.string()), 60);
+  if (copied.code != 0) {
+    log = "copying " + from.string() + " to " + dir.string() + ":\n" + copied.describe();
+    return false;
+  }
+  std::error_code ec;
+  fs::remove(dir / "run.stdout", ec);  // left by make in a copied build
+  fs::remove(dir / "run.stderr", ec);
+  if (kernel) {
+    fs::copy_file(*kernel, dir / "kernel.cu", fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      log = "copying " + kernel->string() + ": " + ec.message();
+      return false;
+    }
+  }
+  // A stale ./sgemm copied from the repository's student/ must not count.
+  const RunResult r = run_in(dir, clean_first ? "sh -c 'make clean && make -j2'" : "make -j2", 1200);
+  log = r.describe();
+  return r.code == 0 && fs::exists(dir / "sgemm");
+}
+
+class Handout : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    builds_ = std::make_unique<HandoutBuilds>();
+    if (find_nvcc().empty()) {
+      builds_->skip_reason = "nvcc not found on PATH or in /usr/local/cuda/bin";
+      return;
+    }
+    builds_->root = make_temp_dir("sg_handout");
+    if (builds_->root.empty()) {
+      builds_->skip_reason = "could not create a temporary folder";
+      return;
+    }
+    builds_->skeleton = builds_->root / "skeleton";
+    builds_->reference = builds_->root / "reference";
+    const fs::path solution = source_root() / "reference" / "kernel.cu";
+    const fs::path student = source_root() / "student";
+    builds_->skeleton_ok =
+        build_copy(student, builds_->skeleton, nullptr, true, builds_->skeleton_log);
+    // Start from the built skeleton when there is one: nvcc is slow, and only
+    // kernel.cu differs.
+    const bool reuse = builds_->skeleton_ok;
+    builds_->reference_ok = build_copy(reuse ? builds_->skeleton : student, builds_->reference,
+                                       &solution, !reuse, builds_->reference_log);
+  }
+
+  static void TearDownTestSuite() {
+    if (builds_ && !builds_->root.empty()) {
+      std::error_code ec;
+      fs::remove_all(builds_->root, ec);
+    }
+    builds_.reset();
+  }
+
+  void SetUp() override {
+    if (!builds_->skip_reason.empty()) GTEST_SKIP() << builds_->skip_reason;
+  }
+
+  static const HandoutBuilds& builds() { return *builds_; }
+
+ private:
+  static std::unique_ptr<HandoutBuilds> builds_;
+};
+
+std::unique_ptr<HandoutBuilds> Handout::builds_;
+
+// Hides every GPU from the CUDA runtime, so an argument error that reached
+// the GPU would show up as exit 3 instead of 2, even on a GPU machine.
+const char* const kNoGpu = "CUDA_VISIBLE_DEVICES=-1";
+
+TEST_F(Handout, SkeletonAndReferenceBuild) {
+  EXPECT_TRUE(builds().skeleton_ok) << builds().skeleton_log;
+  EXPECT_TRUE(builds().reference_ok) << builds().reference_log;
+}
+
+TEST_F(Handout, BadArgumentsExit2WithReasonBeforeTouchingTheGpu) {
+  ASSERT_TRUE(builds().skeleton_ok) << builds().skeleton_log;
+  const struct {
+    const char* args;
+    const char* reason;
+  } cases[] = {
+      {"0", "'0' is zero"},
+      {"1 2", "got 2"},
+      {"x y z", "'x' is not a whole number"},
+      {"-5 3 3", "'-5' is negative"},
+      {"1 2 3 4", "got 4"},
+      {"99999999999", "'99999999999' is too large"},
+      {"1.5", "'1.5' is not a whole number"},
+      {"10abc", "'10abc' is not a whole number"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string("./sgemm ") + c.args);
+    const RunResult r = run_in(builds().skeleton, std::string("./sgemm ") + c.args, 60, kNoGpu);
+    EXPECT_EQ(r.code, 2) << r.describe();
+    EXPECT_TRUE(contains(r.err, c.reason)) << "expected the reason \"" << c.reason << "\"\n"
+                                           << r.describe();
+    EXPECT_TRUE(contains(r.err, "usage:")) << r.describe();
+    EXPECT_TRUE(r.out.empty()) << "nothing belongs on stdout before the arguments are valid\n"
+                               << r.describe();
+  }
+}
+
+TEST_F(Handout, HelpPrintsUsageAndExits0) {
+  ASSERT_TRUE(builds().skeleton_ok) << builds().skeleton_log;
+  const RunResult r = run_in(builds().skeleton, "./sgemm --help", 60, kNoGpu);
+  EXPECT_EQ(r.code, 0) << r.describe();
+  EXPECT_TRUE(contains(r.out, "usage:")) << r.describe();
+  EXPECT_TRUE(contains(r.out, "--no-verify")) << r.describe();
+}
+
+TEST_F(Handout, NoVisibleGpuExits3WithClearMessage) {
+  ASSERT_TRUE(builds().reference_ok) << builds().reference_log;
+  const RunResult r = run_in(builds().reference, "./sgemm 64", 60, kNoGpu);
+  EXPECT_EQ(r.code, 3) << r.describe();
+  EXPECT_TRUE(contains(r.err, "no CUDA device")) << r.describe();
+  EXPECT_FALSE(contains(r.out, "TEST PASSED")) << r.describe();
+}
+
+TEST_F(Handout, SkeletonComputesNothingAndFails) {
+  SG_REQUIRE_GPU();
+  ASSERT_TRUE(builds().skeleton_ok) << builds().skeleton_log;
+  const RunResult r = run_in(builds().skeleton, "./sgemm 100", 120);
+  EXPECT_EQ(r.code, 1) << r.describe();
+  EXPECT_TRUE(contains(r.out, "TEST FAILED")) << r.describe();
+  // C is poisoned with NaN and the skeleton writes nothing: every element is wrong.
+  EXPECT_TRUE(contains(r.out, "10000 of 10000 elements wrong (10000 NaN/Inf")) << r.describe();
+}
+
+TEST_F(Handout, ReferencePassesEveryShape) {
+  SG_REQUIRE_GPU();
+  ASSERT_TRUE(builds().reference_ok) << builds().reference_log;
+  for (const char* args : {"1000 777 333", "17", "1 1 1", "1 2049 1", "4096"}) {
+    SCOPED_TRACE(std::string("./sgemm ") + args);
+    const RunResult r = run_in(builds().reference, std::string("./sgemm ") + args, 120);
+    EXPECT_EQ(r.code, 0) << r.describe();
+    EXPECT_TRUE(contains(r.out, "TEST PASSED")) << r.describe();
+    EXPECT_TRUE(contains(r.out, "of cuBLAS")) << r.describe();
+  }
+}
+
+TEST_F(Handout, ProblemTooBigForTheGpuExits2) {
+  SG_REQUIRE_GPU();
+  ASSERT_TRUE(builds().reference_ok) << builds().reference_log;
+  const RunResult r = run_in(builds().reference, "./sgemm 100000 100000 100000", 120);
+  EXPECT_EQ(r.code, 2) << r.describe();
+  EXPECT_TRUE(contains(r.err, "too big for the GPU's memory")) << r.describe();
+  EXPECT_TRUE(contains(r.err, "usage:")) << r.describe();
+}
+
+// The grader compiles the reference kernels under other names so they can be
+// linked next to a submission; the renamed objects must define the new names
+// and not the student's.
+TEST(ReferenceKernels, CompileUnderTheGradersNames) {
+  const std::string nvcc = find_nvcc();
+  if (nvcc.empty()) GTEST_SKIP() << "nvcc not found on PATH or in /usr/local/cuda/bin";
+  const fs::path dir = make_temp_dir("sg_reference");
+  ASSERT_FALSE(dir.empty()) << "could not create a temporary folder";
+
+  const struct {
+    const char* file;
+    const char* kernel;
+    const char* launcher;
+  } builds[] = {{"kernel.cu", "ref_tiled_kernel", "ref_tiled_sgemm"},
+                {"naive.cu", "ref_naive_kernel", "ref_naive_sgemm"}};
+  for (const auto& b : builds) {
+    SCOPED_TRACE(b.file);
+    const fs::path src = source_root() / "reference" / b.file;
+    const std::string object = std::string(b.kernel) + ".o";
+    const RunResult compiled =
+        run_in(dir,
+               quote(nvcc) + " -c " + quote(src.string()) + " -Dmysgemm=" + b.kernel +
+                   " -DbasicSgemm=" + b.launcher + " -o " + object,
+               300);
+    ASSERT_EQ(compiled.code, 0) << compiled.describe();
+
+    const RunResult symbols = run_in(dir, "nm -C --defined-only -g " + object, 60);
+    ASSERT_EQ(symbols.code, 0) << symbols.describe();
+    const std::string signature = "(int, int, int, float const*, float const*, float*)";
+    EXPECT_TRUE(contains(symbols.out, std::string(" T ") + b.kernel + signature)) << symbols.out;
+    EXPECT_TRUE(contains(symbols.out, std::string(" T ") + b.launcher + signature)) << symbols.out;
+    EXPECT_FALSE(contains(symbols.out, "mysgemm")) << symbols.out;
+    EXPECT_FALSE(contains(symbols.out, "basicSgemm")) << symbols.out;
+
+    // Every strong global symbol is one of the two functions or the launch
+    // stub nvcc emits for the kernel; anything else could clash at link time.
+    std::istringstream lines(symbols.out);
+    std::string address, type, name;
+    while (lines >> address >> type && std::getline(lines >> std::ws, name)) {
+      if (type.size() != 1 || std::string("TDBR").find(type[0]) == std::string::npos) continue;
+      const bool allowed = name.rfind(std::string(b.kernel) + "(", 0) == 0 ||
+                           name.rfind(std::string(b.launcher) + "(", 0) == 0 ||
+                           name.rfind("__device_stub__", 0) == 0;
+      EXPECT_TRUE(allowed) << "unexpected global symbol `" << name << "` in " << b.file;
+    }
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
+}  // namespace

@@ -1,0 +1,301 @@
+// The runner <-> judge wire format: round trips through real pipes, and
+// rejection of the streams a broken or hostile runner could send.
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "proto/protocol.h"
+
+namespace {
+
+using sg::proto::Reply;
+using sg::proto::ReplyHeader;
+using sg::proto::ReplyStatus;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A pipe whose ends close themselves.
+struct Pipe {
+  int read_end = -1, write_end = -1;
+  Pipe() {
+    int fds[2];
+    if (pipe(fds) == 0) {
+      read_end = fds[0];
+      write_end = fds[1];
+    }
+  }
+  ~Pipe() {
+    close_read();
+    close_write();
+  }
+  void close_read() {
+    if (read_end >= 0) close(read_end);
+    read_end = -1;
+  }
+  void close_write() {
+    if (write_end >= 0) close(write_end);
+    write_end = -1;
+  }
+};
+
+Reply sample_reply(int m, int n, int samples) {
+  Reply r;
+  r.header.status = ReplyStatus::Ok;
+  r.header.nonce = 0x0123456789abcdefULL;
+  r.header.m = m;
+  r.header.n = n;
+  r.header.samples = samples;
+  r.header.checked_launch_wall_ms = 1.25;
+  r.message = "fine";
+  for (int i = 0; i < m * n; ++i) r.c.push_back(0.5f * static_cast<float>(i) - 3.0f);
+  for (int s = 0; s < samples; ++s) {
+    r.student_ms.push_back(1.0 + s);
+    r.reference_ms.push_back(2.0 + s);
+    r.naive_ms.push_back(3.0 + s);
+    r.wall_ms.push_back(4.0 + s);
+    r.timed_mismatch.push_back(s * 7);
+  }
+  return r;
+}
+
+// Writes `r` from another thread (a reply may not fit in the pipe buffer)
+// and reads it back.
+bool round_trip(const Reply& r, Reply& back, int expect_m, int expect_n, int max_samples, std::string& error) {
+  Pipe p;
+  bool written = false;
+  std::thread writer([&] {
+    written = sg::proto::write_reply(p.write_end, r);
+    p.close_write();
+  });
+  const bool ok = sg::proto::read_reply(p.read_end, back, expect_m, expect_n, max_samples, 10.0, error);
+  p.close_read();  // unblocks the writer if the reader gave up early
+  writer.join();
+  EXPECT_TRUE(written || !ok);
+  return ok;
+}
+
+// Sends raw bytes (a hand-made, possibly hostile, stream) and reads a reply.
+bool read_raw(const std::string& bytes, int expect_m, int expect_n, int max_samples, std::string& error) {
+  Pipe p;
+  std::thread writer([&] {
+    sg::proto::write_all(p.write_end, bytes.data(), bytes.size());
+    p.close_write();
+  });
+  Reply r;
+  const bool ok = sg::proto::read_reply(p.read_end, r, expect_m, expect_n, max_samples, 10.0, error);
+  p.close_read();
+  writer.join();
+  return ok;
+}
+
+std::string header_bytes(const ReplyHeader& h) {
+  return std::string(reinterpret_cast<const char*>(&h), sizeof h);
+}
+
+ReplyHeader valid_header(int m, int n) {
+  ReplyHeader h;
+  h.m = m;
+  h.n = n;
+  return h;
+}
+
+TEST(Protocol, RoundTripsAnOkReply) {
+  const Reply r = sample_reply(3, 5, 4);
+  Reply back;
+  std::string error;
+  ASSERT_TRUE(round_trip(r, back, 3, 5, 8, error)) << error;
+  EXPECT_EQ(back.header.magic, sg::proto::kMagic);
+  EXPECT_EQ(back.header.status, ReplyStatus::Ok);
+  EXPECT_EQ(back.header.nonce, r.header.nonce);
+  EXPECT_EQ(back.header.samples, 4);
+  EXPECT_EQ(back.header.message_len, 4u);
+  EXPECT_EQ(back.header.checked_launch_wall_ms, 1.25);
+  EXPECT_EQ(back.message, "fine");
+  EXPECT_EQ(back.c, r.c);
+  EXPECT_EQ(back.student_ms, r.student_ms);
+  EXPECT_EQ(back.reference_ms, r.reference_ms);
+  EXPECT_EQ(back.naive_ms, r.naive_ms);
+  EXPECT_EQ(back.wall_ms, r.wall_ms);
+  EXPECT_EQ(back.timed_mismatch, r.timed_mismatch);
+}
+
+TEST(Protocol, LargeReplyCrossesASmallPipe) {
+  // 1 MiB of C through a 64 KiB pipe: many short reads and writes.
+  const Reply r = sample_reply(512, 512, 15);
+  Reply back;
+  std::string error;
+  ASSERT_TRUE(round_trip(r, back, 512, 512, 15, error)) << error;
+  EXPECT_EQ(back.c, r.c);
+  EXPECT_EQ(back.timed_mismatch, r.timed_mismatch);
+}
+
+TEST(Protocol, ErrorReplyCarriesNoResultAndAPrintableMessage) {
+  Reply r = sample_reply(3, 5, 0);
+  r.header.status = ReplyStatus::CudaError;
+  const char raw[] = "cudaMalloc: out of memory\x01\x1b[2J\xff";
+  r.message.assign(raw, sizeof raw - 1);
+  Reply back;
+  std::string error;
+  ASSERT_TRUE(round_trip(r, back, 3, 5, 8, error)) << error;
+  EXPECT_EQ(back.header.status, ReplyStatus::CudaError);
+  EXPECT_TRUE(back.c.empty());
+  EXPECT_EQ(back.message, "cudaMalloc: out of memory??[2J?");
+}
+
+TEST(Protocol, OverlongMessageIsCutByTheWriter) {
+  Reply r = sample_reply(1, 1, 0);
+  r.message = std::string(100000, 'm');
+  Reply back;
+  std::string error;
+  ASSERT_TRUE(round_trip(r, back, 1, 1, 0, error)) << error;
+  EXPECT_EQ(back.message, std::string(64 * 1024, 'm'));
+  EXPECT_EQ(back.c, r.c);
+}
+
+TEST(Protocol, WriterRefusesInconsistentReplies) {
+  Pipe p;
+  Reply r = sample_reply(2, 2, 3);
+  r.c.pop_back();
+  EXPECT_FALSE(sg::proto::write_reply(p.write_end, r));
+  r = sample_reply(2, 2, 3);
+  r.wall_ms.pop_back();
+  EXPECT_FALSE(sg::proto::write_reply(p.write_end, r));
+}
+
+TEST(Protocol, RejectsBadMagic) {
+  ReplyHeader h = valid_header(3, 5);
+  h.magic = 0xdeadbeef;
+  std::string error;
+  EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
+  EXPECT_NE(error.find("magic"), std::string::npos) << error;
+  EXPECT_NE(error.find("deadbeef"), std::string::npos) << error;
+}
+
+TEST(Protocol, RejectsUnknownStatus) {
+  ReplyHeader h = valid_header(3, 5);
+  h.status = static_cast<ReplyStatus>(99);
+  std::string error;
+  EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
+  EXPECT_NE(error.find("status 99"), std::string::npos) << error;
+}
+
+TEST(Protocol, RejectsWrongShape) {
+  std::string error;
+  EXPECT_FALSE(read_raw(header_bytes(valid_header(5, 3)), 3, 5, 8, error));
+  EXPECT_NE(error.find("5 x 3"), std::string::npos) << error;
+  EXPECT_NE(error.find("expected 3 x 5"), std::string::npos) << error;
+}
+
+TEST(Protocol, RejectsTooManyOrNegativeSamples) {
+  ReplyHeader h = valid_header(3, 5);
+  h.samples = 9;
+  std::string error;
+  EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
+  EXPECT_NE(error.find("9 samples"), std::string::npos) << error;
+  h.samples = -1;
+  EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
+  EXPECT_NE(error.find("-1 samples"), std::string::npos) << error;
+}
+
+TEST(Protocol, RejectsOversizedMessageWithoutAllocatingIt) {
+  ReplyHeader h = valid_header(3, 5);
+  h.message_len = 0xffffffffu;
+  std::string error;
+  const auto start = Clock::now();
+  EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
+  EXPECT_LT(seconds_since(start), 1.0);
+  EXPECT_NE(error.find("4294967295"), std::string::npos) << error;
+  EXPECT_NE(error.find("exceeds"), std::string::npos) << error;
+
+  h.message_len = 64 * 1024 + 1;
+  EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
+  EXPECT_NE(error.find("exceeds"), std::string::npos) << error;
+}
+
+TEST(Protocol, ReportsAReplyThatEndsEarly) {
+  std::string error;
+  EXPECT_FALSE(read_raw("", 3, 5, 8, error));
+  EXPECT_NE(error.find("no reply"), std::string::npos) << error;
+
+  EXPECT_FALSE(read_raw(header_bytes(valid_header(3, 5)).substr(0, 20), 3, 5, 8, error));
+  EXPECT_NE(error.find("20 of 40 bytes of the header"), std::string::npos) << error;
+
+  // A valid header and message, then only 7 of the 15 floats of C.
+  ReplyHeader h = valid_header(3, 5);
+  h.message_len = 2;
+  const std::string partial = header_bytes(h) + "ok" + std::string(7 * sizeof(float), '\0');
+  EXPECT_FALSE(read_raw(partial, 3, 5, 8, error));
+  EXPECT_NE(error.find("ended early"), std::string::npos) << error;
+  EXPECT_NE(error.find("28 of 60 bytes of C"), std::string::npos) << error;
+}
+
+TEST(Protocol, BoundedReadGivesUpOnAStalledRunner) {
+  // The runner sends half a header and then neither writes nor closes.
+  Pipe p;
+  const std::string half = header_bytes(valid_header(3, 5)).substr(0, 10);
+  ASSERT_TRUE(sg::proto::write_all(p.write_end, half.data(), half.size()));
+  Reply r;
+  std::string error;
+  const auto start = Clock::now();
+  EXPECT_FALSE(sg::proto::read_reply(p.read_end, r, 3, 5, 8, 0.3, error));
+  const double took = seconds_since(start);
+  EXPECT_GE(took, 0.3);
+  EXPECT_LT(took, 2.0);
+  EXPECT_NE(error.find("timed out"), std::string::npos) << error;
+  // The descriptor is back in blocking mode afterwards.
+  EXPECT_EQ(fcntl(p.read_end, F_GETFL) & O_NONBLOCK, 0);
+}
+
+TEST(Protocol, BoundedWriteGivesUpWhenNobodyReads) {
+  Pipe p;
+  const std::vector<char> data(4 << 20, 'a');  // far more than a pipe holds
+  const auto start = Clock::now();
+  EXPECT_FALSE(sg::proto::write_all(p.write_end, data.data(), data.size(), 0.3));
+  const double took = seconds_since(start);
+  EXPECT_GE(took, 0.3);
+  EXPECT_LT(took, 2.0);
+  EXPECT_EQ(fcntl(p.write_end, F_GETFL) & O_NONBLOCK, 0);
+}
+
+TEST(Protocol, WriteToADeadReaderFailsWithoutKillingUs) {
+  Pipe p;
+  p.close_read();
+  const char byte = 'x';
+  // Without SIGPIPE handling this would end the test process.
+  EXPECT_FALSE(sg::proto::write_all(p.write_end, &byte, 1));
+  EXPECT_FALSE(sg::proto::write_all(p.write_end, &byte, 1, 1.0));
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  EXPECT_EQ(sigismember(&pending, SIGPIPE), 0) << "a SIGPIPE was left pending";
+}
+
+TEST(Protocol, ReadAllHandlesShortReadsAndEof) {
+  Pipe p;
+  std::thread writer([&] {
+    for (char c = 'a'; c <= 'j'; ++c) {
+      sg::proto::write_all(p.write_end, &c, 1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    p.close_write();
+  });
+  char buf[10];
+  ASSERT_TRUE(sg::proto::read_all(p.read_end, buf, sizeof buf));
+  EXPECT_EQ(std::string(buf, sizeof buf), "abcdefghij");
+  writer.join();
+  EXPECT_FALSE(sg::proto::read_all(p.read_end, buf, 1));  // end of file
+}
+
+}  // namespace

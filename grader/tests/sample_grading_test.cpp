@@ -1,0 +1,179 @@
+// End to end: every sample submission under grader/samples/ is graded by the
+// real `grade` binary and its results.json is held to the sample's
+// expect.yaml (state, score range, tests that must fail or pass, words the
+// feedback must mention). GPU backend where a device exists; the CPU
+// backend everywhere for the samples that declare a cpu_score.
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gpu_guard.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct Sample {
+  std::string name;    // group/name
+  fs::path dir;
+  fs::path submission;
+};
+
+// Names the sample in GoogleTest's messages instead of dumping its bytes.
+void PrintTo(const Sample& s, std::ostream* os) { *os << s.name; }
+
+std::vector<Sample> all_samples() {
+  std::vector<Sample> out;
+  const fs::path root = fs::path(SG_SOURCE_ROOT) / "grader/samples";
+  std::error_code ec;
+  for (auto& group : fs::directory_iterator(root, ec)) {
+    if (!group.is_directory()) continue;
+    for (auto& s : fs::directory_iterator(group.path())) {
+      if (!fs::exists(s.path() / "expect.yaml")) continue;
+      Sample x;
+      x.name = group.path().filename().string() + "/" + s.path().filename().string();
+      x.dir = s.path();
+      YAML::Node e = YAML::LoadFile((s.path() / "expect.yaml").string());
+      x.submission = e["source"] ? fs::weakly_canonical(s.path() / e["source"].as<std::string>())
+                                 : s.path() / "kernel.cu";
+      out.push_back(x);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const Sample& a, const Sample& b) { return a.name < b.name; });
+  return out;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Processes still running from a grading's private work folder (runners, their children).
+std::vector<std::string> leftover_runners() {
+  std::vector<std::string> found;
+  for (int round = 0; round < 20; ++round) {
+    found.clear();
+    std::error_code ec;
+    for (auto& e : fs::directory_iterator("/proc", ec)) {
+      const std::string pid = e.path().filename().string();
+      if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::string cmd = slurp(e.path() / "cmdline");
+      for (char& c : cmd)
+        if (c == '\0') c = ' ';
+      if (cmd.find("/sgemm-grade-") != std::string::npos) found.push_back(pid + ": " + cmd);
+    }
+    if (found.empty()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the kernel may still be reaping
+  }
+  return found;
+}
+
+// Runs build/grade on the sample; returns its exit code, fills results.json.
+int run_grade(const Sample& s, const std::string& backend, json& results, std::string& log) {
+  const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / backend / s.name;
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const std::string cmd = "timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --quiet --seed 12345 --backend " +
+                          backend + " --out '" + out.string() + "' '" + s.submission.string() + "' >'" +
+                          (out / "stdout.txt").string() + "' 2>'" + (out / "stderr.txt").string() + "' </dev/null";
+  int rc = std::system(cmd.c_str());
+  rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);
+  log = slurp(out / "stdout.txt") + slurp(out / "stderr.txt");
+  if (fs::exists(out / "results.json")) results = json::parse(slurp(out / "results.json"), nullptr, false);
+  return rc;
+}
+
+void check_expectations(const Sample& s, const std::string& backend) {
+  YAML::Node e = YAML::LoadFile((s.dir / "expect.yaml").string());
+  const char* score_key = backend == "gpu" ? "score" : "cpu_score";
+  if (!e[score_key]) GTEST_SKIP() << s.name << " declares no " << score_key;
+  json r;
+  std::string log;
+  const int rc = run_grade(s, backend, r, log);
+  ASSERT_EQ(rc, 0) << "grade failed on " << s.name << ":\n" << log;
+  ASSERT_TRUE(r.is_object()) << "no valid results.json for " << s.name << "\n" << log;
+
+  const json& extra = r["extra_data"];
+  const std::string state = extra.value("state", "");
+  EXPECT_EQ(state, e["state"].as<std::string>("graded")) << s.name;
+  const double score = r["score"].get<double>();
+  const double lo = e[score_key][0].as<double>(), hi = e[score_key][1].as<double>();
+  EXPECT_GE(score, lo - 1e-6) << s.name << " scored " << score << "\n" << r.dump(1).substr(0, 6000);
+  EXPECT_LE(score, hi + 1e-6) << s.name << " scored " << score << "\n" << r.dump(1).substr(0, 6000);
+
+  auto test_named = [&](const std::string& name) -> const json* {
+    for (const json& t : r["tests"])
+      if (t["name"] == name) return &t;
+    return nullptr;
+  };
+  // Tests skipped on this backend (e.g. performance on the CPU) are not held to pass/fail lists.
+  auto skipped_here = [&](const json& t) { return t.value("max_score", 0.0) == 0.0 && t["status"] == "passed"; };
+  for (const auto& n : e["must_fail"]) {
+    const json* t = test_named(n.as<std::string>());
+    if (!t) continue;  // not part of this run (e.g. hidden)
+    if (backend == "cpu" && skipped_here(*t)) continue;
+    EXPECT_EQ((*t)["status"], "failed") << s.name << ": " << n.as<std::string>() << " should fail\n" << t->dump(1);
+    EXPECT_LT((*t)["score"].get<double>(), (*t)["max_score"].get<double>() + 1e-9);
+  }
+  for (const auto& n : e["must_pass"]) {
+    const json* t = test_named(n.as<std::string>());
+    if (!t) continue;
+    if (backend == "cpu" && skipped_here(*t)) continue;
+    EXPECT_EQ((*t)["status"], "passed") << s.name << ": " << n.as<std::string>() << " should pass\n" << t->dump(1);
+  }
+  const std::string everything = lower(r.dump());
+  for (const auto& m : e["mentions"]) {
+    if (backend == "cpu" && e["cpu_mentions"]) break;
+    EXPECT_NE(everything.find(lower(m.as<std::string>())), std::string::npos)
+        << s.name << ": results should mention \"" << m.as<std::string>() << "\"";
+  }
+  if (backend == "cpu") {
+    for (const auto& m : e["cpu_mentions"])
+      EXPECT_NE(everything.find(lower(m.as<std::string>())), std::string::npos)
+          << s.name << ": results should mention \"" << m.as<std::string>() << "\"";
+  }
+  EXPECT_GT(r["tests"].size(), 0u);
+  // Nothing the submission started may outlive the grading.
+  const std::vector<std::string> left = leftover_runners();
+  EXPECT_TRUE(left.empty()) << s.name << " left processes behind: " << left.front();
+}
+
+class SampleGrading : public testing::TestWithParam<Sample> {};
+
+TEST_P(SampleGrading, GpuBackendVerdict) {
+  SG_REQUIRE_GPU();
+  check_expectations(GetParam(), "gpu");
+}
+
+TEST_P(SampleGrading, CpuBackendVerdict) { check_expectations(GetParam(), "cpu"); }
+
+std::string sample_test_name(const testing::TestParamInfo<Sample>& info) {
+  std::string n = info.param.name;
+  for (char& c : n)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Samples, SampleGrading, testing::ValuesIn(all_samples()), sample_test_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SampleGrading);
+
+}  // namespace
