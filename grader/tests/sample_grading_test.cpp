@@ -67,8 +67,8 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// Processes still running from a grading's private work folder (runners, their children).
-std::vector<std::string> leftover_runners() {
+// Processes still running from this grading's private work folders (runners, their children).
+std::vector<std::string> leftover_runners(const std::string& work_root) {
   std::vector<std::string> found;
   for (int round = 0; round < 20; ++round) {
     found.clear();
@@ -79,7 +79,7 @@ std::vector<std::string> leftover_runners() {
       std::string cmd = slurp(e.path() / "cmdline");
       for (char& c : cmd)
         if (c == '\0') c = ' ';
-      if (cmd.find("/sgemm-grade-") != std::string::npos) found.push_back(pid + ": " + cmd);
+      if (cmd.find(work_root) != std::string::npos) found.push_back(pid + ": " + cmd);
     }
     if (found.empty()) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the kernel may still be reaping
@@ -92,7 +92,8 @@ int run_grade(const Sample& s, const std::string& backend, json& results, std::s
   const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / backend / s.name;
   fs::remove_all(out);
   fs::create_directories(out);
-  const std::string cmd = "timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --quiet --seed 12345 --backend " +
+  fs::create_directories(out / "tmp");
+  const std::string cmd = "TMPDIR='" + (out / "tmp").string() + "' timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --quiet --seed 12345 --backend " +
                           backend + " --out '" + out.string() + "' '" + s.submission.string() + "' >'" +
                           (out / "stdout.txt").string() + "' 2>'" + (out / "stderr.txt").string() + "' </dev/null";
   int rc = std::system(cmd.c_str());
@@ -153,7 +154,8 @@ void check_expectations(const Sample& s, const std::string& backend) {
   }
   EXPECT_GT(r["tests"].size(), 0u);
   // Nothing the submission started may outlive the grading.
-  const std::vector<std::string> left = leftover_runners();
+  const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / backend / s.name;
+  const std::vector<std::string> left = leftover_runners((out / "tmp").string());
   EXPECT_TRUE(left.empty()) << s.name << " left processes behind: " << left.front();
 }
 

@@ -38,6 +38,7 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kLogCap = 64 << 10;
 constexpr double kCompileTimeout = 180;
 constexpr double kLinkTimeout = 120;
+constexpr double kCpuTimeoutFactor = 6;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -335,7 +336,8 @@ void Grader::run_sanitizers() {
       // when a child ends), so the two tools run one after the other.
       log("sanitizer " + std::string(tool));
       sanitizers_.push_back({c.name + ":" + tool, run_tool(argv, scrubbed_environment(work_.sub("scratch")),
-                                                           work_.sub("scratch"), out, c.timeout_s, true, kLogCap)});
+                                                           work_.sub("scratch"), out, c.timeout_s, true, kLogCap,
+                                                           false)});
     }
   }
 }
@@ -421,7 +423,9 @@ void Grader::run_case(const Case& c, std::size_t ci, std::optional<std::size_t> 
 
   const int samples = (pi && r_.backend == "gpu") ? c.performance.samples : 0;
   const int warmups = samples ? c.performance.warmups : 0;
-  CaseOutcome out = session_->run(c.m, c.k, c.n, samples, warmups, in.a, in.b, c.timeout_s);
+  // Fibers on a CPU run a case far slower than a GPU: the suite's timeouts are GPU times.
+  const double timeout = c.timeout_s * (r_.backend == "cpu" ? kCpuTimeoutFactor : 1.0);
+  CaseOutcome out = session_->run(c.m, c.k, c.n, samples, warmups, in.a, in.b, timeout);
   if (out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, out);
     if (pi) mark_not_run(r_.tests[*pi], "not measured: " + t.verdict);
@@ -442,7 +446,7 @@ void Grader::run_case(const Case& c, std::size_t ci, std::optional<std::size_t> 
   bool differs = false;
   if (cmp.wrong > 0 && double(c.m) * c.n * c.k <= 2e9) {
     // Run the same inputs again: an output that moves is a race, not a formula bug.
-    CaseOutcome again = session_->run(c.m, c.k, c.n, 0, 0, in.a, in.b, c.timeout_s);
+    CaseOutcome again = session_->run(c.m, c.k, c.n, 0, 0, in.a, in.b, timeout);
     if (again.kind == CaseOutcome::Kind::Ok)
       differs = std::memcmp(again.reply.c.data(), out.reply.c.data(), sizeof(float) * out.reply.c.size()) != 0;
   }
@@ -543,6 +547,10 @@ GradeResult Grader::run() {
   rc.scratch_dir = work_.sub("scratch");
   rc.log_dir = work_.sub("logs");
   rc.drop_privileges = true;
+  // CUDA's driver does not work inside a fresh PID namespace (seen on the
+  // H200 machine: cudaMalloc fails); GPU runners rely on the /proc sweep,
+  // the process group and RLIMIT_NPROC instead.
+  rc.pid_namespace = r_.backend != "gpu";
   session_ = std::make_unique<RunnerSession>(rc);
 
   DeviceLock gpu(opts_.gpu_lock);

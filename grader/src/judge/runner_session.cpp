@@ -38,6 +38,7 @@ bool RunnerSession::ensure_started(std::string& error) {
   opts.drop_privileges = cfg_.drop_privileges;
   opts.protocol_pipes = true;
   opts.limits = cfg_.limits;
+  opts.pid_namespace = cfg_.pid_namespace;
   child_ = Child::spawn(opts, error);
   if (!child_) return false;
   ++started_;

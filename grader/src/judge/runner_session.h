@@ -18,6 +18,7 @@ struct RunnerConfig {
   std::string scratch_dir;        // the runner's cwd (writable by it, nothing else is)
   std::string log_dir;            // captured output files go here: runner-N.txt
   bool drop_privileges = true;
+  bool pid_namespace = true;  // see SpawnOptions; off for CUDA runners (the driver fails inside one)
   Limits limits;
 };
 

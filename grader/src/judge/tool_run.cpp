@@ -5,7 +5,8 @@
 namespace sg {
 
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
-                 const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap) {
+                 const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
+                 bool pid_namespace) {
   ToolRun run;
   SpawnOptions opts;
   opts.argv = argv;
@@ -14,6 +15,7 @@ ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::st
   opts.output_file = output_file;
   opts.drop_privileges = drop_privileges;
   opts.protocol_pipes = false;
+  opts.pid_namespace = pid_namespace;
   std::optional<Child> child = Child::spawn(opts, run.start_error);
   if (!child) return run;
   run.started = true;

@@ -18,7 +18,8 @@ struct ToolRun {
 
 // `drop_privileges`: for commands that execute student code (the sanitizer).
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
-                 const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap);
+                 const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
+                 bool pid_namespace = true);
 
 // The environment the runner and the tools get: a fixed PATH and only the
 // variables CUDA needs to find the device, nothing else of the judge's.
