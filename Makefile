@@ -136,11 +136,13 @@ ifneq ($(NO_CUDA),)
 endif
 
 # Remembers which flavour the objects were built for; rewritten only when it
-# changes, so switching NO_CUDA on or off rebuilds the one object that differs.
+# changes, so switching NO_CUDA on or off rebuilds just the objects whose
+# source mentions SG_NO_CUDA (gpu_oracle.o at least), and so relinks grade.
 $(BUILD)/cuda-flavour: sg-flavour-check
 	@mkdir -p $(dir $@)
 	@if [ "$$(cat $@ 2>/dev/null)" != "$(SG_FLAVOUR)" ]; then echo "$(SG_FLAVOUR)" > $@; fi
-$(BUILD)/obj/grader/src/judge/gpu_oracle.o: $(BUILD)/cuda-flavour
+SG_FLAVOUR_SRCS := $(shell grep -l SG_NO_CUDA $(LIB_SRCS) $(TEST_SRCS) grader/src/cli/main.cpp 2>/dev/null)
+$(SG_FLAVOUR_SRCS:%.cpp=$(BUILD)/obj/%.o): $(BUILD)/cuda-flavour
 
 grade-cpu-only:
 	$(MAKE) NO_CUDA=1 $(BUILD)/grade $(CPU_OBJS)

@@ -32,7 +32,10 @@ timeout -k 5 540 build/grader_tests --gtest_filter='-*CpuBackendVerdict*' >"$OUT
 echo "gpu tests rc=$? in $(since "$t2") s"
 wait
 cat "$OUT"/cpu-shard-*.log >> "$OUT/tests-cpu.log"
-grep -hE '^\[  FAILED  \] [A-Za-z]' "$OUT/tests.log" "$OUT/tests-cpu.log" | sort -u | head -30
+grep -hE '^\[  FAILED  \] [A-Za-z]' "$OUT/tests.log" "$OUT/tests-cpu.log" | sed 's/, where.*//' | sort -u | head -30
+# Why the first few non-sample tests failed.
+grep -hE '^\[  FAILED  \] [A-Za-z]' "$OUT/tests.log" | grep -v Samples | sed 's/ (.*//' | sort -u | head -4 |
+  while read -r _ _ _ name; do grep -B14 "^\[  FAILED  \] $name" "$OUT/tests.log" | grep -v '^\[' | head -12; done
 python3 - "$PWD/build/test-grades/gpu" > "$OUT/sample-scores.txt" <<'PY'
 import json, os, sys, glob
 for f in sorted(glob.glob(sys.argv[1] + "/*/*/results.json")):

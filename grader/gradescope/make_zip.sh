@@ -11,8 +11,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 case "$out" in /*) ;; *) out="$root/$out" ;; esac
 
-stage="$root/build/gradescope-stage"
-rm -rf "$stage"
+stage="$(mktemp -d "${TMPDIR:-/tmp}/sg-gradescope-XXXXXX")"
+trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/grader/tools" "$stage/grader/gradescope" "$stage/testcases" "$(dirname "$out")"
 
 # Sources only: no objects, dependency files or editor leftovers.

@@ -15,6 +15,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/batch_cli.h"
 #include "cli/options.h"
 #include "judge/grade.h"
 #include "judge/submission.h"
@@ -78,6 +79,8 @@ std::string check_output_dir(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "batch") return sg::batch_main(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "merge") return sg::merge_main(argc - 1, argv + 1);
   sg::CliOptions cli;
   std::string error;
   if (!sg::parse_cli(argc, argv, cli, error)) {
@@ -107,7 +110,9 @@ int main(int argc, char** argv) {
     opts.keep_work = cli.keep_work;
     opts.gpu_lock = cli.gpu_lock;
     if (!cli.quiet) opts.log = [](const std::string& line) { std::fprintf(stderr, "grade: %s\n", line.c_str()); };
-    Watchdog watchdog(watchdog_seconds(suite));
+    // Under `grade batch` the wait for the shared GPU lock counts too, and the
+    // batch driver polices each grade process itself: allow more.
+    Watchdog watchdog(watchdog_seconds(suite) * (cli.gpu_lock.empty() ? 1 : 4));
     sg::GradeResult result = sg::grade(suite, opts, paths);
     sg::write_reports(result, cli.out);
     sg::print_summary(result, std::cout, sg::use_color(STDOUT_FILENO));

@@ -8,6 +8,7 @@ namespace sg {
 
 std::string usage_text() {
   return "usage: grade [options] SUBMISSION\n"
+         "       grade batch SUBMISSIONS_DIR --out DIR [options]   (grade batch --help)\n"
          "  SUBMISSION           a kernel.cu, or a folder holding exactly one\n"
          "options:\n"
          "  --suite FILE         YAML suite (default: testcases/default.yaml)\n"

@@ -11,7 +11,9 @@
 #include <cstring>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <sstream>
 #include <memory>
 #include <regex>
 #include <stdexcept>
@@ -20,6 +22,7 @@
 #include "check/diagnosis.h"
 #include "check/tolerance.h"
 #include "cpubuild/cpu_build.h"
+#include "cpubuild/source_structure.h"
 #include "judge/case_report.h"
 #include "judge/gpu_oracle.h"
 #include "judge/inputs.h"
@@ -108,6 +111,13 @@ class DeviceLock {
  private:
   int fd_ = -1;
 };
+
+std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
 
 double round2(double x) { return std::round(x * 100.0) / 100.0; }
 
@@ -284,12 +294,9 @@ void Grader::structure_check(const std::string& ptx) {
     if (c.kind != CheckKind::SharedAndBarrier) continue;
     TestResult* t = find(c.name);
     if (!t) continue;
-    if (ptx.empty()) {
-      mark_not_run(*t, "not checked: nvcc is not available on this machine", Status::Skipped);
-      t->max_score = 0;
-      continue;
-    }
-    StructureReport s = check_structure(ptx);
+    // From the PTX where nvcc exists, else from the source (e.g. on Gradescope).
+    StructureReport s = ptx.empty() ? check_structure_source(read_text(work_.sub("build/kernel.cu")))
+                                    : check_structure(ptx);
     const bool ok = s.found_kernel && s.uses_shared && s.uses_barrier;
     t->status = ok ? Status::Passed : Status::Failed;
     t->score = ok ? t->max_score : 0;

@@ -1,0 +1,35 @@
+// Command-line options of `grade batch` (parsing only; no side effects).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sg::batch {
+
+struct BatchOptions {
+  bool help = false;
+  std::string submissions;          // SUBMISSIONS_DIR
+  std::string out;                  // --out DIR (required)
+  std::string suite;                // --suite FILE (default: testcases/default.yaml)
+  std::optional<std::uint64_t> seed;
+  std::string backend = "auto";     // auto | gpu | cpu
+  bool public_only = false;         // --visibility public
+  std::optional<std::vector<int>> gpus;  // --gpus 0,1 (default: all visible)
+  int jobs = 0;                     // --jobs N (0: 2 per GPU, or the CPU count)
+  bool resume = false, regrade = false;
+  double time_limit_s = 0;          // --time-limit S per submission (0: from the suite)
+  std::string title;                // --title for summary.html
+  bool quiet = false;
+  int shard_index = -1, shard_count = 0;  // --shard i/N (0-based i)
+  int slurm_shards = 0;             // --slurm N: write the sbatch script, grade nothing
+  std::vector<std::string> sbatch_lines;  // --sbatch OPT: extra "#SBATCH OPT" lines
+  bool merge = false;               // --merge DIR: join DIR/shards/*/ into DIR
+  std::string grader;               // --grader PATH: the grade binary (default: this program)
+};
+
+// False with `error` naming the bad argument. argv[0] is "batch".
+bool parse_batch_args(int argc, char** argv, BatchOptions& out, std::string& error);
+std::string batch_usage();
+
+}  // namespace sg::batch

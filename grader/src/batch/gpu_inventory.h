@@ -1,0 +1,22 @@
+// Which GPUs a batch uses and what each grade process sees of them.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sg::batch {
+
+// Visible CUDA devices (0 when there is no driver or no device).
+int visible_gpu_count();
+
+// The CUDA_VISIBLE_DEVICES value that shows a child only GPU `index` of the
+// ones this process sees: this process's own CUDA_VISIBLE_DEVICES entry at that
+// position when it has one (Slurm sets it), else the index itself.
+std::string child_visible_devices(int index, const char* parent_value);
+
+// The GPUs to use: `requested` checked against `visible`, or all of them.
+// Empty `error` on success; otherwise it names the bad index.
+std::vector<int> choose_gpus(const std::optional<std::vector<int>>& requested, int visible,
+                             std::string& error);
+
+}  // namespace sg::batch

@@ -1,0 +1,132 @@
+#include "batch/merge_shards.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <memory>
+
+#include "batch/batch_files.h"
+#include "batch/class_results.h"
+#include "batch/journal.h"
+#include "batch/roster.h"
+#include "report/batch_writers.h"
+#include "suite/suite_loader.h"
+
+namespace fs = std::filesystem;
+
+namespace sg::batch {
+namespace {
+
+struct Found {
+  JournalEntry entry;
+  std::string shard_dir;
+};
+
+// DIR/shards/<number>/ folders, in numeric order.
+std::vector<std::pair<int, std::string>> shard_dirs(const std::string& dir) {
+  std::vector<std::pair<int, std::string>> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(dir) / "shards", ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (!it->is_directory() || name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    out.emplace_back(std::stoi(name), it->path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+int merge_shards(const std::string& dir, const std::string& title, std::FILE* log) {
+  const auto shards = shard_dirs(dir);
+  if (shards.empty()) {
+    std::fprintf(log, "grade batch --merge: no shard folders under %s/shards/ (run the shards first)\n", dir.c_str());
+    return 2;
+  }
+  std::string lock_error;
+  BatchLock lock(dir, lock_error);
+  if (!lock_error.empty()) {
+    std::fprintf(log, "grade batch --merge: %s\n", lock_error.c_str());
+    return 2;
+  }
+  try {
+    // The latest entry of each student over all shards (a student re-sharded
+    // into another slice keeps whichever result finished last).
+    std::map<std::string, Found> found;
+    BatchSettings settings;
+    bool have_settings = false;
+    for (const auto& [index, sdir] : shards) {
+      if (!have_settings) have_settings = read_settings(sdir + "/batch.json", settings);
+      std::vector<std::string> warnings;
+      for (const auto& [id, e] : latest_by_student(read_journal(sdir + "/journal.jsonl", warnings))) {
+        auto it = found.find(id);
+        if (it == found.end() || it->second.entry.finished_at <= e.finished_at) found[id] = Found{e, sdir};
+      }
+      for (const auto& w : warnings) std::fprintf(log, "grade batch --merge: warning: %s\n", w.c_str());
+    }
+
+    // Copy each student's folder up to DIR so summary.html's links resolve there.
+    std::string journal;
+    for (auto& [id, f] : found) {
+      f.entry.folder = report_folder(id);  // recomputed: never trust a path read from a file
+      const fs::path from = fs::path(f.shard_dir) / f.entry.folder, to = fs::path(dir) / f.entry.folder;
+      std::error_code ec;
+      fs::remove_all(to, ec);
+      if (fs::exists(from)) {
+        fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+        if (ec) throw std::runtime_error("cannot copy " + from.string() + " to " + to.string() + ": " + ec.message());
+      }
+      journal += entry_to_json_line(f.entry);
+    }
+    write_file_atomically(dir + "/journal.jsonl", journal);
+    if (have_settings) {
+      settings.shard.clear();
+      write_file_atomically(dir + "/batch.json", settings_json(settings));
+    }
+
+    std::unique_ptr<Suite> suite;
+    if (have_settings && !settings.suite.empty()) {
+      try {
+        suite = std::make_unique<Suite>(load_suite_file(settings.suite));
+      } catch (const std::exception& e) {
+        std::fprintf(log, "grade batch --merge: warning: %s (unfinished students get one 'grading' test)\n", e.what());
+      }
+    }
+    // Everyone in the class gets a row, also students no shard finished.
+    std::vector<ClassMember> members;
+    std::vector<std::string> missing;
+    if (have_settings && fs::is_directory(settings.submissions)) {
+      for (const auto& s : discover_submissions(settings.submissions)) {
+        members.push_back({s.id, s.path});
+        if (!found.count(s.id)) missing.push_back(s.id);
+      }
+    }
+    for (const auto& [id, f] : found)
+      if (std::none_of(members.begin(), members.end(), [&](const ClassMember& m) { return m.student == id; }))
+        members.push_back({id, f.entry.submission});
+    std::sort(members.begin(), members.end(),
+              [](const ClassMember& a, const ClassMember& b) { return a.student < b.student; });
+    std::map<std::string, JournalEntry> latest;
+    for (const auto& [id, f] : found) latest[id] = f.entry;
+    std::vector<std::string> notes;
+    const auto results = class_results(dir, members, latest, suite.get(), settings, notes);
+    for (const auto& n : notes) std::fprintf(log, "grade batch --merge: warning: %s\n", n.c_str());
+    const std::string page_title =
+        !title.empty() ? title : "Tiled SGEMM: suite " + (suite ? suite->name : std::string("?"));
+    write_batch_reports(results, dir, page_title);
+    std::fprintf(log, "grade batch --merge: %zu shards, %zu students; wrote %s/gradebook.csv and %s/summary.html\n",
+                 shards.size(), results.size(), dir.c_str(), dir.c_str());
+    if (!missing.empty()) {
+      std::string list;
+      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
+      std::fprintf(log, "grade batch --merge: warning: %zu students have no result in any shard: %s\n",
+                   missing.size(), list.c_str());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(log, "grade batch --merge: internal error: %s\n", e.what());
+    return 3;
+  }
+}
+
+}  // namespace sg::batch

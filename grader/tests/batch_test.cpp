@@ -1,0 +1,769 @@
+// Tests of batch grading (grader/src/batch, `grade batch`): the pieces
+// (hash, roster, journal, results reader, Slurm script, process pool) and the
+// whole command end to end on the CPU backend with the smoke suite, using a
+// handful of real submissions: the reference, the handout skeleton, a compile
+// error and a folder without kernel.cu.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "batch/batch_options.h"
+#include "batch/content_hash.h"
+#include "batch/gpu_inventory.h"
+#include "batch/gradescope_export.h"
+#include "batch/grade_pool.h"
+#include "batch/journal.h"
+#include "batch/result_reader.h"
+#include "batch/roster.h"
+#include "batch/slurm_plan.h"
+#include "report/writers.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace sg::batch;
+
+const std::string kRoot = SG_SOURCE_ROOT;
+const std::string kSmoke = kRoot + "/testcases/smoke.yaml";
+
+// A fresh folder per test, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/sg-batch-test-XXXXXX";
+    path_ = ::mkdtemp(tmpl);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& rel) const { return path_ + "/" + rel; }
+
+ private:
+  std::string path_;
+};
+
+void write_file(const std::string& path, const std::string& text) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void copy_kernel(const std::string& from_rel, const std::string& to_dir) {
+  fs::create_directories(to_dir);
+  fs::copy_file(kRoot + "/" + from_rel, to_dir + "/kernel.cu", fs::copy_options::overwrite_existing);
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream s(text);
+  std::string line;
+  while (std::getline(s, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty()) out.push_back(line);
+  }
+  return out;
+}
+
+std::vector<std::string> split_csv_simple(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream s(line);
+  std::string cell;
+  while (std::getline(s, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.push_back("");
+  return cells;
+}
+
+// gradebook.csv as student -> column -> cell (the ids used here need no quoting).
+std::map<std::string, std::map<std::string, std::string>> read_gradebook(const std::string& path,
+                                                                         std::vector<std::string>* header = nullptr) {
+  const auto rows = lines_of(read_file(path));
+  std::map<std::string, std::map<std::string, std::string>> out;
+  if (rows.empty()) return out;
+  const auto cols = split_csv_simple(rows[0]);
+  if (header) *header = cols;
+  for (std::size_t i = 1; i < rows.size(); ++i) {
+    const auto cells = split_csv_simple(rows[i]);
+    for (std::size_t c = 0; c < cols.size() && c < cells.size(); ++c) out[cells[0]][cols[c]] = cells[c];
+  }
+  return out;
+}
+
+std::vector<JournalEntry> journal_of(const std::string& dir) {
+  std::vector<std::string> warnings;
+  return read_journal(dir + "/journal.jsonl", warnings);
+}
+
+// The `grade` binary under test (SG_BATCH_GRADE overrides, for running these
+// tests against another build of the same program).
+std::string grade_binary() {
+  if (const char* o = std::getenv("SG_BATCH_GRADE")) return o;
+  return std::string(SG_BUILD_DIR) + "/grade";
+}
+
+struct RunResult {
+  int code = -1;
+  std::string output;
+};
+
+pid_t spawn_grade(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> all = {grade_binary()};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    std::FILE* f = std::freopen(log.c_str(), "w", stdout);
+    if (f) ::dup2(::fileno(stdout), 2);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return pid;
+}
+
+RunResult run_grade(const std::vector<std::string>& args, const TempDir& tmp) {
+  const std::string log = tmp / "run.log";
+  const pid_t pid = spawn_grade(args, log);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  RunResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.output = read_file(log);
+  return r;
+}
+
+std::vector<std::string> batch_args(const std::string& subs, const std::string& out,
+                                    std::vector<std::string> extra = {}) {
+  std::vector<std::string> a = {"batch", subs, "--out", out, "--backend", "cpu", "--suite", kSmoke, "--seed", "7"};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+// ---------------------------------------------------------------- pieces
+
+TEST(BatchHash, Sha256MatchesPublishedVectors) {
+  auto digest = [](const std::string& s) {
+    Sha256 h;
+    h.update(s);
+    return h.hex_digest();
+  };
+  EXPECT_EQ(digest(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(digest("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(digest("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  // A million 'a's fed in uneven pieces exercises the block buffering.
+  Sha256 h;
+  const std::string piece(997, 'a');
+  std::size_t left = 1000000;
+  while (left) {
+    const std::size_t n = std::min(left, piece.size());
+    h.update(piece.data(), n);
+    left -= n;
+  }
+  EXPECT_EQ(h.hex_digest(), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+}
+
+TEST(BatchHash, FollowsContentNotLocationAndIgnoresGit) {
+  TempDir tmp;
+  write_file(tmp / "a/kernel.cu", "kernel one");
+  write_file(tmp / "a/notes/x.txt", "x");
+  write_file(tmp / "b/kernel.cu", "kernel one");
+  write_file(tmp / "b/notes/x.txt", "x");
+  const std::string ha = submission_hash(tmp / "a");
+  EXPECT_EQ(ha.rfind("sha256:", 0), 0u);
+  EXPECT_EQ(ha, submission_hash(tmp / "b"));
+  write_file(tmp / "b/.git/HEAD", "ref: refs/heads/main");
+  EXPECT_EQ(ha, submission_hash(tmp / "b")) << ".git must not count";
+  write_file(tmp / "b/kernel.cu", "kernel two");
+  EXPECT_NE(ha, submission_hash(tmp / "b"));
+  // Moving bytes between files is a change, though the concatenation is equal.
+  write_file(tmp / "c/p", "ab");
+  write_file(tmp / "c/q", "c");
+  write_file(tmp / "d/p", "a");
+  write_file(tmp / "d/q", "bc");
+  EXPECT_NE(submission_hash(tmp / "c"), submission_hash(tmp / "d"));
+  EXPECT_THROW(submission_hash(tmp / "nope"), std::runtime_error);
+}
+
+TEST(BatchRoster, PlainFoldersGitClonesAndLooseFiles) {
+  TempDir tmp;
+  write_file(tmp / "class/zoe/kernel.cu", "z");
+  write_file(tmp / "class/amy/src/kernel.cu", "a");
+  write_file(tmp / "class/amy/.git/HEAD", "ref");
+  write_file(tmp / "class/ben.cu", "b");
+  write_file(tmp / "class/.hidden/kernel.cu", "h");
+  write_file(tmp / "class/roster.csv", "not a submission");
+  const auto subs = discover_submissions(tmp / "class");
+  ASSERT_EQ(subs.size(), 3u);
+  EXPECT_EQ(subs[0].id, "amy");
+  EXPECT_EQ(subs[0].layout, "git");
+  EXPECT_EQ(subs[1].id, "ben");
+  EXPECT_EQ(subs[1].layout, "file");
+  EXPECT_EQ(subs[2].id, "zoe");
+  EXPECT_EQ(subs[2].layout, "folder");
+  EXPECT_THROW(discover_submissions(tmp / "missing"), RosterError);
+}
+
+TEST(BatchRoster, RefusesIdsThatClash) {
+  TempDir tmp;
+  write_file(tmp / "class/a b/kernel.cu", "1");
+  write_file(tmp / "class/a_b/kernel.cu", "2");
+  try {
+    discover_submissions(tmp / "class");
+    FAIL() << "two ids sharing one report folder were accepted";
+  } catch (const RosterError& e) {
+    EXPECT_NE(std::string(e.what()).find("a_b"), std::string::npos) << e.what();
+  }
+  write_file(tmp / "twice/x/kernel.cu", "1");
+  write_file(tmp / "twice/x.cu", "2");
+  EXPECT_THROW(discover_submissions(tmp / "twice"), RosterError);
+}
+
+const char* kMetadata =
+    "submission_1001:\n"
+    "  :submitters:\n"
+    "  - :name: Ada Lovelace\n"
+    "    :sid: '1815'\n"
+    "    :email: ada@example.edu\n"
+    "  :created_at: 2024-03-01 10:00:00.000000000 -08:00\n"
+    "  :score: 12.0\n"
+    "submission_1002:\n"
+    "  :submitters:\n"
+    "  - :name: Grace Hopper\n"
+    "    :sid: ''\n"
+    "    :email: grace@example.edu\n"
+    "submission_1003:\n"
+    "  :submitters:\n"
+    "  - :name: Pair One\n"
+    "    :sid: '201'\n"
+    "  - :name: Pair Two\n"
+    "    :sid: '202'\n";
+
+TEST(BatchRoster, GradescopeExportMapsFoldersToStudents) {
+  const auto subs = parse_submission_metadata(kMetadata, "meta.yml");
+  ASSERT_EQ(subs.size(), 3u);
+  EXPECT_EQ(subs[0].folder, "submission_1001");
+  ASSERT_EQ(subs[0].submitters.size(), 1u);
+  EXPECT_EQ(subs[0].submitters[0].name, "Ada Lovelace");
+  EXPECT_EQ(exported_student_id(subs[0]), "1815");
+  EXPECT_EQ(exported_student_id(subs[1]), "grace@example.edu") << "no SID: the email is the id";
+  EXPECT_EQ(exported_student_id(subs[2]), "201+202");
+
+  TempDir tmp;
+  write_file(tmp / "export/submission_metadata.yml", kMetadata);
+  write_file(tmp / "export/submission_1001/kernel.cu", "k");
+  write_file(tmp / "export/submission_1002/kernel.cu", "k");
+  write_file(tmp / "export/submission_9999/kernel.cu", "not listed");
+  const auto roster = discover_submissions(tmp / "export");
+  ASSERT_EQ(roster.size(), 3u);
+  EXPECT_EQ(roster[0].id, "1815");
+  EXPECT_EQ(roster[0].path, tmp / "export/submission_1001");
+  EXPECT_EQ(roster[0].email, "ada@example.edu");
+  EXPECT_EQ(roster[0].layout, "gradescope");
+  EXPECT_EQ(roster[1].id, "201+202");
+  EXPECT_EQ(roster[1].name, "Pair One, Pair Two");
+  EXPECT_EQ(roster[2].id, "grace@example.edu");
+}
+
+TEST(BatchRoster, BadMetadataNamesFileAndLine) {
+  try {
+    parse_submission_metadata("submission_1:\n  :submitters: [\n", "export/submission_metadata.yml");
+    FAIL() << "broken YAML accepted";
+  } catch (const RosterError& e) {
+    EXPECT_NE(std::string(e.what()).find("export/submission_metadata.yml:"), std::string::npos) << e.what();
+  }
+  try {
+    parse_submission_metadata("submission_1:\n  :submitters: 5\n", "m.yml");
+    FAIL() << "a scalar :submitters: accepted";
+  } catch (const RosterError& e) {
+    EXPECT_NE(std::string(e.what()).find("m.yml:2:"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BatchRoster, ShardsPartitionTheSortedClass) {
+  std::vector<Submission> all;
+  for (int i = 0; i < 11; ++i) all.push_back({"s" + std::to_string(100 + i), "", "", "", "folder"});
+  std::multiset<std::string> seen;
+  std::size_t smallest = all.size(), largest = 0;
+  for (int i = 0; i < 4; ++i) {
+    const auto slice = shard_slice(all, i, 4);
+    smallest = std::min(smallest, slice.size());
+    largest = std::max(largest, slice.size());
+    for (const auto& s : slice) seen.insert(s.id);
+    EXPECT_EQ(slice.size(), shard_slice(all, i, 4).size()) << "deterministic";
+  }
+  EXPECT_EQ(seen.size(), all.size());
+  for (const auto& s : all) EXPECT_EQ(seen.count(s.id), 1u) << s.id;
+  EXPECT_LE(largest - smallest, 1u);
+  EXPECT_TRUE(shard_slice(all, 4, 4).empty());
+}
+
+TEST(BatchJournal, RoundTripsAndSurvivesATornLine) {
+  TempDir tmp;
+  const std::string path = tmp / "journal.jsonl";
+  JournalEntry a;
+  a.student = "ada \"the\" first\n";
+  a.folder = "ada";
+  a.hash = "sha256:00";
+  a.status = "graded";
+  a.score = 7.5;
+  a.max = 10;
+  a.seconds = 3.25;
+  a.finished_at = utc_now();
+  append_entry(path, a);
+  JournalEntry b = a;
+  b.student = "bob";
+  b.status = "timeout";
+  b.detail = "killed";
+  append_entry(path, b);
+  {
+    std::ofstream torn(path, std::ios::app);
+    torn << "{\"student\":\"carl\",\"ha";  // what kill -9 mid-write could leave
+  }
+  repair_tail(path);
+  JournalEntry a2 = a;
+  a2.score = 9;
+  append_entry(path, a2);
+
+  std::vector<std::string> warnings;
+  const auto entries = read_journal(path, warnings);
+  ASSERT_EQ(entries.size(), 3u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(":3:"), std::string::npos) << warnings[0];
+  EXPECT_EQ(entries[0].student, a.student);
+  EXPECT_EQ(entries[1].detail, "killed");
+  const auto latest = latest_by_student(entries);
+  ASSERT_EQ(latest.size(), 2u);
+  EXPECT_EQ(latest.at(a.student).score, 9) << "the last entry of a student wins";
+  EXPECT_EQ(lines_of(read_file(path)).size(), 4u) << "one entry per line";
+}
+
+sg::GradeResult sample_result() {
+  sg::GradeResult r;
+  r.student = "ada";
+  r.submission = "class/ada";
+  r.suite_name = "smoke";
+  r.suite_path = "testcases/smoke.yaml";
+  r.backend = "gpu";
+  r.device = "Test GPU (sm_90)";
+  r.state = "graded";
+  r.seed = 18446744073709551557ull;
+  r.seed_given = true;
+  r.execution_time = 12.5;
+  r.compile_time = 3.25;
+  r.leaderboard_gflops = 812.5;
+  sg::TestResult ok;
+  ok.name = "square_64";
+  ok.kind = "correctness";
+  ok.status = sg::Status::Passed;
+  ok.score = ok.max_score = 2;
+  ok.verdict = "passed";
+  ok.m = ok.k = ok.n = 64;
+  sg::TestResult bad = ok;
+  bad.name = "odd/45";
+  bad.status = sg::Status::Failed;
+  bad.score = 0;
+  bad.max_score = 3;
+  bad.visibility = sg::Visibility::Hidden;
+  bad.verdict = "wrong result: 12 of 1305 elements";
+  bad.diagnoses = {"boundary handling"};
+  sg::Comparison c;
+  c.checked = 1305;
+  c.wrong = 12;
+  c.non_finite = 2;
+  c.worst_ratio = 40.5;
+  c.first_wrong.push_back({44, 3, 1.5f, 2.25, 1e-6});
+  c.tile_map = {"..#", "###"};
+  bad.comparison = c;
+  sg::TestResult perf = ok;
+  perf.name = "perf_2048/performance";
+  perf.kind = "performance";
+  perf.status = sg::Status::Partial;
+  perf.score = 3.5;
+  perf.max_score = 7;
+  sg::Timing t;
+  t.student_ms = 2.5;
+  t.reference_ms = 2.0;
+  t.speedup = 0.8;
+  t.student_gflops = 812.5;
+  t.samples = 15;
+  t.implausible = false;
+  perf.timing = t;
+  r.tests = {ok, bad, perf};
+  return r;
+}
+
+TEST(BatchResults, ReadsBackWhatResultsJsonWrote) {
+  const sg::GradeResult in = sample_result();
+  const sg::GradeResult out = parse_results_json(sg::results_json(in), "x/results.json");
+  EXPECT_EQ(out.student, "ada");
+  EXPECT_EQ(out.state, "graded");
+  EXPECT_EQ(out.backend, "gpu");
+  EXPECT_EQ(out.device, in.device);
+  EXPECT_EQ(out.suite_name, "smoke");
+  EXPECT_EQ(out.seed, in.seed);
+  EXPECT_TRUE(out.seed_given);
+  EXPECT_DOUBLE_EQ(out.execution_time, 12.5);
+  EXPECT_DOUBLE_EQ(out.compile_time, 3.25);
+  ASSERT_TRUE(out.leaderboard_gflops.has_value());
+  EXPECT_DOUBLE_EQ(*out.leaderboard_gflops, 812.5);
+  ASSERT_EQ(out.tests.size(), 3u);
+  EXPECT_DOUBLE_EQ(out.score(), in.score());
+  EXPECT_DOUBLE_EQ(out.max_score(), in.max_score());
+  EXPECT_EQ(out.tests[0].status, sg::Status::Passed);
+  EXPECT_EQ(out.tests[1].name, "odd/45");
+  EXPECT_EQ(out.tests[1].status, sg::Status::Failed);
+  EXPECT_EQ(out.tests[1].visibility, sg::Visibility::Hidden);
+  EXPECT_EQ(out.tests[1].diagnoses, in.tests[1].diagnoses);
+  ASSERT_TRUE(out.tests[1].comparison.has_value());
+  EXPECT_EQ(out.tests[1].comparison->wrong, 12);
+  EXPECT_EQ(out.tests[1].comparison->tile_map, in.tests[1].comparison->tile_map);
+  ASSERT_EQ(out.tests[1].comparison->first_wrong.size(), 1u);
+  EXPECT_EQ(out.tests[1].comparison->first_wrong[0].row, 44);
+  EXPECT_EQ(out.tests[2].status, sg::Status::Partial);
+  EXPECT_EQ(out.tests[2].kind, "performance");
+  ASSERT_TRUE(out.tests[2].timing.has_value());
+  EXPECT_DOUBLE_EQ(out.tests[2].timing->speedup, 0.8);
+  EXPECT_EQ(out.tests[2].timing->samples, 15);
+
+  try {
+    parse_results_json("{\"score\": 1", "class/ada/results.json");
+    FAIL() << "truncated JSON accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("class/ada/results.json"), std::string::npos);
+  }
+}
+
+TEST(BatchSlurm, ScriptRunsOneShardPerArrayTask) {
+  SlurmPlan p;
+  p.grade_program = "/opt/kit/build/grade";
+  p.submissions = "/data/class's subs";
+  p.out = "/data/out";
+  p.shards = 4;
+  p.forwarded = {"--suite", "/opt/kit/testcases/default.yaml", "--backend", "auto"};
+  p.sbatch_lines = {"--partition=gpu"};
+  const std::string s = sbatch_script(p);
+  EXPECT_EQ(s.rfind("#!/bin/bash\n", 0), 0u);
+  EXPECT_NE(s.find("#SBATCH --array=0-3\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("#SBATCH --gres=gpu:1\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("#SBATCH --partition=gpu\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("--shard \"${SLURM_ARRAY_TASK_ID}/4\" --resume"), std::string::npos) << s;
+  EXPECT_NE(s.find("'/data/class'\\''s subs'"), std::string::npos) << "paths are shell-quoted:\n" << s;
+  EXPECT_NE(s.find("'--suite' '/opt/kit/testcases/default.yaml'"), std::string::npos) << s;
+  p.request_gpu = false;
+  EXPECT_EQ(sbatch_script(p).find("--gres"), std::string::npos);
+}
+
+TEST(BatchOptions, RejectsContradictionsWithAClearMessage) {
+  auto parse = [](std::vector<std::string> args, std::string& error) {
+    args.insert(args.begin(), "batch");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    BatchOptions o;
+    const bool ok = parse_batch_args(static_cast<int>(argv.size()), argv.data(), o, error);
+    return std::make_pair(ok, o);
+  };
+  std::string error;
+  EXPECT_FALSE(parse({"subs", "--out", "o", "--resume", "--regrade"}, error).first);
+  EXPECT_NE(error.find("--regrade"), std::string::npos);
+  EXPECT_FALSE(parse({"subs", "--out", "o", "--shard", "3/3"}, error).first);
+  EXPECT_NE(error.find("--shard"), std::string::npos);
+  EXPECT_FALSE(parse({"subs", "--out", "o", "--gpus", "0,x"}, error).first);
+  EXPECT_NE(error.find("0,x"), std::string::npos);
+  EXPECT_FALSE(parse({"subs"}, error).first);
+  EXPECT_NE(error.find("--out"), std::string::npos);
+  auto [ok, o] = parse({"subs", "--out", "o", "--gpus", "1,0", "--shard", "2/5", "--jobs", "3"}, error);
+  ASSERT_TRUE(ok) << error;
+  EXPECT_EQ(*o.gpus, (std::vector<int>{1, 0}));
+  EXPECT_EQ(o.shard_index, 2);
+  EXPECT_EQ(o.shard_count, 5);
+  EXPECT_EQ(o.jobs, 3);
+  auto merged = parse({"--merge", "dir"}, error);
+  ASSERT_TRUE(merged.first) << error;
+  EXPECT_EQ(merged.second.out, "dir");
+}
+
+TEST(BatchGpus, ChildSeesOnlyItsGpu) {
+  EXPECT_EQ(child_visible_devices(1, nullptr), "1");
+  EXPECT_EQ(child_visible_devices(1, "4,6"), "6") << "index into the parent's own list";
+  EXPECT_EQ(child_visible_devices(0, "GPU-abc,GPU-def"), "GPU-abc");
+  std::string error;
+  EXPECT_EQ(choose_gpus(std::nullopt, 3, error), (std::vector<int>{0, 1, 2}));
+  EXPECT_TRUE(choose_gpus(std::vector<int>{2}, 2, error).empty());
+  EXPECT_NE(error.find("GPU 2"), std::string::npos) << error;
+}
+
+TEST(BatchPool, KillsAGroupPastItsLimitAndWhatItLeftBehind) {
+  TempDir tmp;
+  GradePool pool;
+  GradeJob job;
+  job.index = 7;
+  // The child starts a grandchild in the background and records its pid.
+  job.argv = {"/bin/sh", "-c", "sleep 60 & echo $! > " + (tmp / "bg.pid") + "; exec sleep 60"};
+  job.log_file = tmp / "log.txt";
+  job.time_limit_s = 0.5;
+  const auto t0 = std::chrono::steady_clock::now();
+  pool.start(job);
+  std::vector<FinishedJob> done;
+  while (done.empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
+    done = pool.wait(1.0);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0].index, 7u);
+  EXPECT_TRUE(done[0].timed_out) << done[0].describe();
+  EXPECT_NE(done[0].describe().find("timed out"), std::string::npos);
+  const pid_t bg = std::atoi(read_file(tmp / "bg.pid").c_str());
+  ASSERT_GT(bg, 0);
+  for (int i = 0; i < 100 && ::kill(bg, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_NE(::kill(bg, 0), 0) << "the background child outlived its group";
+
+  GradeJob missing = job;
+  missing.argv = {tmp / "no-such-program"};
+  pool.start(missing);
+  done = pool.wait(1.0);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_TRUE(done[0].spawn_failed);
+  EXPECT_NE(done[0].describe().find("no-such-program"), std::string::npos) << done[0].describe();
+}
+
+// ---------------------------------------------------------------- end to end
+
+// Four students: the reference, the handout skeleton (builds, computes nothing),
+// a compile error and a folder with no kernel.cu.
+void make_plain_class(const std::string& dir) {
+  copy_kernel("reference/kernel.cu", dir + "/alice");
+  copy_kernel("student/kernel.cu", dir + "/bob");
+  copy_kernel("grader/samples/bugs/compile_error/kernel.cu", dir + "/carol");
+  write_file(dir + "/dave/README.txt", "forgot the kernel");
+}
+
+TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
+  TempDir tmp;
+  make_plain_class(tmp / "class");
+  const std::string out = tmp / "out";
+  const RunResult r = run_grade(batch_args(tmp / "class", out, {"--jobs", "2"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+
+  std::vector<std::string> header;
+  auto book = read_gradebook(out + "/gradebook.csv", &header);
+  ASSERT_GE(header.size(), 5u);
+  EXPECT_EQ(std::vector<std::string>(header.begin(), header.begin() + 5),
+            (std::vector<std::string>{"student", "total", "max", "status", "gflops"}));
+  for (const char* test : {"square_64", "odd_45x37x29", "k_is_1", "small_integers_exact", "structure"})
+    EXPECT_NE(std::find(header.begin(), header.end(), test), header.end()) << test;
+  ASSERT_EQ(book.size(), 4u) << read_file(out + "/gradebook.csv");
+  EXPECT_EQ(book["alice"]["total"], "10");
+  EXPECT_EQ(book["alice"]["max"], "10");
+  EXPECT_EQ(book["alice"]["status"], "graded");
+  EXPECT_EQ(book["alice"]["odd_45x37x29"], "3");
+  EXPECT_EQ(book["bob"]["total"], "0");
+  EXPECT_EQ(book["bob"]["status"], "graded");
+  EXPECT_EQ(book["carol"]["status"], "compile error");
+  EXPECT_EQ(book["dave"]["status"], "invalid submission");
+  EXPECT_EQ(book["dave"]["max"], "10");
+
+  for (const char* s : {"alice", "bob", "carol", "dave"})
+    for (const char* f : {"results.json", "report.md", "junit.xml", "grade.log"})
+      EXPECT_TRUE(fs::exists(out + "/" + s + "/" + f)) << s << "/" << f;
+  const auto entries = journal_of(out);
+  ASSERT_EQ(entries.size(), 4u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.hash, submission_hash(tmp / ("class/" + e.student))) << e.student;
+    EXPECT_FALSE(e.finished_at.empty());
+  }
+  const std::string html = read_file(out + "/summary.html");
+  for (const char* s : {"alice/report.md", "bob/report.md", "carol/report.md", "dave/report.md"})
+    EXPECT_NE(html.find(s), std::string::npos) << s;
+
+  const std::string before = read_file(out + "/journal.jsonl");
+  const RunResult again = run_grade(batch_args(tmp / "class", out), tmp);
+  EXPECT_EQ(again.code, 2) << again.output;
+  EXPECT_NE(again.output.find("--resume"), std::string::npos) << again.output;
+  EXPECT_EQ(read_file(out + "/journal.jsonl"), before) << "a refused run must change nothing";
+}
+
+// Processes whose command line mentions `needle` (e.g. a batch's out folder).
+int processes_mentioning(const std::string& needle) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string cmd = read_file(e.path().string() + "/cmdline");
+    for (char& c : cmd) if (c == '\0') c = ' ';
+    if (cmd.find(needle) != std::string::npos) ++n;
+  }
+  return n;
+}
+
+std::vector<std::string> students_of(const std::vector<JournalEntry>& entries, std::size_t from) {
+  std::vector<std::string> out;
+  for (std::size_t i = from; i < entries.size(); ++i) out.push_back(entries[i].student);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(BatchEndToEnd, ResumesAfterKillMinus9AndRegradesChanges) {
+  TempDir tmp;
+  const std::string subs = tmp / "class", out = tmp / "out";
+  copy_kernel("grader/samples/bugs/compile_error/kernel.cu", subs + "/a_broken");
+  write_file(subs + "/b_empty/notes.txt", "nothing yet");
+  copy_kernel("student/kernel.cu", subs + "/c_skeleton");  // takes seconds: killed while it runs
+  copy_kernel("grader/samples/bugs/compile_error/kernel.cu", subs + "/d_broken");
+
+  const pid_t batch = spawn_grade(batch_args(subs, out, {"--jobs", "1"}), tmp / "killed.log");
+  const auto t0 = std::chrono::steady_clock::now();
+  while (journal_of(out).size() < 2 && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(60))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(batch, SIGKILL);
+  int status = 0;
+  ::waitpid(batch, &status, 0);
+  // The grade process that was running dies with the batch (no stray grader
+  // keeps writing into the folder the resumed batch will use).
+  for (int i = 0; i < 100 && processes_mentioning(out + "/") > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(processes_mentioning(out + "/"), 0);
+  const auto first = journal_of(out);
+  ASSERT_EQ(first.size(), 2u) << read_file(tmp / "killed.log");
+  EXPECT_EQ(students_of(first, 0), (std::vector<std::string>{"a_broken", "b_empty"}));
+
+  RunResult r = run_grade(batch_args(subs, out, {"--resume"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto entries = journal_of(out);
+  EXPECT_EQ(students_of(entries, first.size()), (std::vector<std::string>{"c_skeleton", "d_broken"}))
+      << "only the unfinished submissions are graded again";
+  EXPECT_EQ(read_gradebook(out + "/gradebook.csv").size(), 4u);
+
+  // b hands in a kernel: only b is graded again.
+  copy_kernel("grader/samples/bugs/compile_error/kernel.cu", subs + "/b_empty");
+  std::size_t mark = entries.size();
+  r = run_grade(batch_args(subs, out, {"--resume"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  entries = journal_of(out);
+  EXPECT_EQ(students_of(entries, mark), (std::vector<std::string>{"b_empty"}));
+  EXPECT_EQ(read_gradebook(out + "/gradebook.csv")["b_empty"]["status"], "compile error");
+
+  // Nothing changed: a resume grades nothing.
+  mark = entries.size();
+  r = run_grade(batch_args(subs, out, {"--resume"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(journal_of(out).size(), mark);
+
+  r = run_grade(batch_args(subs, out, {"--regrade"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(students_of(journal_of(out), mark),
+            (std::vector<std::string>{"a_broken", "b_empty", "c_skeleton", "d_broken"}));
+}
+
+TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
+  TempDir tmp;
+  write_file(tmp / "export/submission_metadata.yml", kMetadata);
+  copy_kernel("grader/samples/bugs/compile_error/kernel.cu", tmp / "export/submission_1001");
+  write_file(tmp / "export/submission_1002/notes.txt", "no kernel");
+  // submission_1003 is listed but missing from the export: still a row.
+  RunResult r = run_grade(batch_args(tmp / "export", tmp / "gs"), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto book = read_gradebook(tmp / "gs/gradebook.csv");
+  ASSERT_EQ(book.size(), 3u) << read_file(tmp / "gs/gradebook.csv");
+  EXPECT_EQ(book["1815"]["status"], "compile error");
+  EXPECT_EQ(book["grace@example.edu"]["status"], "invalid submission");
+  EXPECT_EQ(book["201+202"]["status"], "invalid submission");
+  EXPECT_TRUE(fs::exists(tmp / "gs/201_202/report.md"));
+
+  // A folder of clones: kernel.cu sits below the top, .git holds history.
+  copy_kernel("grader/samples/bugs/compile_error/kernel.cu", tmp / "clones/eve/src");
+  write_file(tmp / "clones/eve/.git/HEAD", "ref: refs/heads/main\n");
+  write_file(tmp / "clones/finn/.git/HEAD", "ref: refs/heads/main\n");
+  write_file(tmp / "clones/finn/README.md", "empty repository");
+  r = run_grade(batch_args(tmp / "clones", tmp / "git"), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  book = read_gradebook(tmp / "git/gradebook.csv");
+  ASSERT_EQ(book.size(), 2u);
+  EXPECT_EQ(book["eve"]["status"], "compile error") << "kernel.cu found inside the clone";
+  EXPECT_EQ(book["finn"]["status"], "invalid submission");
+}
+
+TEST(BatchEndToEnd, CrashedAndHungGradersDoNotStopTheBatch) {
+  TempDir tmp;
+  // A stand-in grader: hangs for one student, crashes for the other.
+  const std::string fake = tmp / "fake-grade";
+  write_file(fake, "#!/bin/sh\ncase \"$*\" in *slow*) exec sleep 60;; esac\necho 'grade: exploded' >&2\nexit 3\n");
+  fs::permissions(fake, fs::perms::owner_all);
+  write_file(tmp / "class/crash/kernel.cu", "x");
+  write_file(tmp / "class/slow/kernel.cu", "y");
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunResult r = run_grade(batch_args(tmp / "class", tmp / "out", {"--grader", fake, "--time-limit", "1"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(30));
+  auto book = read_gradebook(tmp / "out/gradebook.csv");
+  EXPECT_EQ(book["crash"]["status"], "internal error");
+  EXPECT_EQ(book["slow"]["status"], "timeout");
+  EXPECT_EQ(book["slow"]["total"], "0");
+  EXPECT_EQ(book["slow"]["max"], "10") << "max comes from the suite";
+  const auto entries = latest_by_student(journal_of(tmp / "out"));
+  EXPECT_NE(entries.at("crash").detail.find("exploded"), std::string::npos) << entries.at("crash").detail;
+  EXPECT_NE(read_file(tmp / "out/slow/report.md").find("timeout"), std::string::npos);
+}
+
+TEST(BatchEndToEnd, ShardsMergeIntoOneGradebook) {
+  TempDir tmp;
+  const std::string subs = tmp / "class", out = tmp / "out";
+  for (const char* s : {"s1", "s2", "s3"})
+    copy_kernel("grader/samples/bugs/compile_error/kernel.cu", subs + "/" + s);
+  write_file(subs + "/s4/notes.txt", "no kernel");
+
+  RunResult r = run_grade(batch_args(subs, out, {"--slurm", "2", "--sbatch", "--time=01:00:00"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string script = read_file(out + "/grade_batch.sbatch");
+  EXPECT_NE(script.find("#SBATCH --array=0-1"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --time=01:00:00"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--gres"), std::string::npos) << "the cpu backend asks for no GPU";
+  EXPECT_NE(script.find(subs), std::string::npos);
+  EXPECT_FALSE(fs::exists(out + "/journal.jsonl")) << "--slurm grades nothing";
+
+  // What each array task runs.
+  for (const char* shard : {"0/2", "1/2"}) {
+    r = run_grade(batch_args(subs, out, {"--shard", shard, "--resume"}), tmp);
+    ASSERT_EQ(r.code, 0) << r.output;
+  }
+  EXPECT_EQ(journal_of(out + "/shards/0").size(), 2u);
+  EXPECT_EQ(journal_of(out + "/shards/1").size(), 2u);
+  EXPECT_EQ(read_gradebook(out + "/shards/1/gradebook.csv").count("s3"), 1u) << "sorted ids: s3, s4 in shard 1";
+
+  r = run_grade({"batch", "--merge", out}, tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto book = read_gradebook(out + "/gradebook.csv");
+  ASSERT_EQ(book.size(), 4u) << read_file(out + "/gradebook.csv");
+  EXPECT_EQ(book["s1"]["status"], "compile error");
+  EXPECT_EQ(book["s4"]["status"], "invalid submission");
+  EXPECT_EQ(journal_of(out).size(), 4u);
+  EXPECT_TRUE(fs::exists(out + "/s3/report.md")) << "reports copied up so the summary links resolve";
+
+  // A student no shard graded still gets a row (and a warning).
+  copy_kernel("grader/samples/bugs/compile_error/kernel.cu", subs + "/s5");
+  r = run_grade({"batch", "--merge", out}, tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_NE(r.output.find("s5"), std::string::npos) << r.output;
+  book = read_gradebook(out + "/gradebook.csv");
+  EXPECT_EQ(book["s5"]["status"], "internal error");
+}
+
+}  // namespace

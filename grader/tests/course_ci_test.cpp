@@ -1,0 +1,191 @@
+// grader/ci/course_ci.sh, the course CI of the kit itself: the real kit passes
+// every row on the CPU backend, and copies of the kit with a known fault fail
+// the row that guards against it.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path kKit = SG_SOURCE_ROOT;
+const fs::path kGrade = fs::path(SG_BUILD_DIR) / "grade";
+
+std::string sh_quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct CiRun {
+  int code = -1;
+  std::string output;
+};
+
+// A private temp folder, removed with the test.
+class TempDir {
+ public:
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "sg-course-ci-test-XXXXXX").string();
+    if (::mkdtemp(t.data())) path_ = t;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+// Runs the CI script of the real kit with `args`, the CPU backend forced.
+CiRun run_ci(const std::string& args, const fs::path& scratch, int timeout_s) {
+  const fs::path log = scratch / "ci.log";
+  const std::string line = "cd " + sh_quote(kKit.string()) + " && GRADE=" + sh_quote(kGrade.string()) +
+                           " timeout -k 5 " + std::to_string(timeout_s) + " bash grader/ci/course_ci.sh --backend cpu " +
+                           args + " >" + sh_quote(log.string()) + " 2>&1";
+  const int status = std::system(line.c_str());
+  CiRun r;
+  r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.output = read_all(log);
+  return r;
+}
+
+// The table row for `check`: its result word ("PASS"/"FAIL") and note, or "" when absent.
+std::string row_result(const std::string& output, const std::string& check, std::string* note = nullptr) {
+  std::istringstream lines(output);
+  std::string line;
+  const std::string prefix = "  " + check + " ";
+  while (std::getline(lines, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    std::smatch m;
+    static const std::regex cells(R"(^  .*?\s+(PASS|FAIL)\s*(.*)$)");
+    if (!std::regex_match(line, m, cells)) return "?";
+    if (note) *note = m[2];
+    return m[1];
+  }
+  return "";
+}
+
+// A copy of the files the handout check reads: the Makefile, student/, reference/kernel.cu.
+void copy_kit_for_handout(const fs::path& to) {
+  fs::create_directories(to / "student");
+  fs::create_directories(to / "reference");
+  fs::copy_file(kKit / "Makefile", to / "Makefile");
+  fs::copy_file(kKit / "reference" / "kernel.cu", to / "reference" / "kernel.cu");
+  for (const auto& e : fs::directory_iterator(kKit / "student")) {
+    const std::string n = e.path().filename().string();
+    if (e.is_regular_file() && e.path().extension() != ".o" && n != "sgemm") fs::copy_file(e.path(), to / "student" / n);
+  }
+}
+
+TEST(CourseCi, KitPassesEveryCheckOnTheCpuBackend) {
+  ASSERT_TRUE(fs::exists(kGrade)) << kGrade << " is not built";
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const CiRun r = run_ci("--out " + sh_quote((tmp.path() / "out").string()), tmp.path(), 400);
+  EXPECT_EQ(r.code, 0) << r.output;
+
+  std::string note;
+  EXPECT_EQ(row_result(r.output, "reference gets full marks", &note), "PASS") << r.output;
+  EXPECT_NE(note.find("cpu backend"), std::string::npos) << note;
+  EXPECT_EQ(row_result(r.output, "skeleton builds and scores 0", &note), "PASS") << r.output;
+  EXPECT_EQ(note.rfind("0/", 0), 0u) << note;
+  int suites = 0;
+  for (const auto& e : fs::directory_iterator(kKit / "testcases")) {
+    if (e.path().extension() != ".yaml") continue;
+    ++suites;
+    const std::string check = "suite testcases/" + e.path().filename().string() + " loads and grades";
+    EXPECT_EQ(row_result(r.output, check), "PASS") << check << "\n" << r.output;
+  }
+  EXPECT_GE(suites, 1);
+  EXPECT_EQ(row_result(r.output, "handout holds exactly the student files"), "PASS") << r.output;
+  EXPECT_EQ(row_result(r.output, "handout holds no reference code"), "PASS") << r.output;
+  EXPECT_NE(r.output.find("course CI: " + std::to_string(4 + suites) + " passed, 0 failed"), std::string::npos)
+      << r.output;
+  // The reference's report is where the GitHub workflow publishes it from.
+  EXPECT_TRUE(fs::exists(tmp.path() / "out" / "reference" / "report.md"));
+}
+
+TEST(CourseCi, HandoutCheckPassesOnAnUntouchedCopy) {
+  TempDir tmp;
+  const fs::path kit = tmp.path() / "kit";
+  copy_kit_for_handout(kit);
+  const CiRun r = run_ci("--only handout --root " + sh_quote(kit.string()) + " --out " +
+                             sh_quote((tmp.path() / "out").string()),
+                         tmp.path(), 120);
+  EXPECT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(row_result(r.output, "handout holds no reference code"), "PASS") << r.output;
+}
+
+TEST(CourseCi, HandoutWithTheReferenceKernelFails) {
+  TempDir tmp;
+  const fs::path kit = tmp.path() / "kit";
+  copy_kit_for_handout(kit);
+  fs::copy_file(kKit / "reference" / "kernel.cu", kit / "student" / "kernel.cu", fs::copy_options::overwrite_existing);
+  const CiRun r = run_ci("--only handout --root " + sh_quote(kit.string()) + " --out " +
+                             sh_quote((tmp.path() / "out").string()),
+                         tmp.path(), 120);
+  EXPECT_NE(r.code, 0) << r.output;
+  std::string note;
+  EXPECT_EQ(row_result(r.output, "handout holds no reference code", &note), "FAIL") << r.output;
+  EXPECT_NE(note.find("sgemm/kernel.cu"), std::string::npos) << note;
+  EXPECT_NE(note.find("__shared__ float tileA"), std::string::npos) << note;
+  // The file list itself is still right: only the leak row fails.
+  EXPECT_EQ(row_result(r.output, "handout holds exactly the student files"), "PASS") << r.output;
+  EXPECT_NE(r.output.find("1 passed, 1 failed"), std::string::npos) << r.output;
+}
+
+TEST(CourseCi, StudentFileLeftOutOfTheHandoutFails) {
+  TempDir tmp;
+  const fs::path kit = tmp.path() / "kit";
+  copy_kit_for_handout(kit);
+  std::ofstream(kit / "student" / "hints.md") << "a file the handout target does not pack\n";
+  const CiRun r = run_ci("--only handout --root " + sh_quote(kit.string()) + " --out " +
+                             sh_quote((tmp.path() / "out").string()),
+                         tmp.path(), 120);
+  EXPECT_NE(r.code, 0) << r.output;
+  std::string note;
+  EXPECT_EQ(row_result(r.output, "handout holds exactly the student files", &note), "FAIL") << r.output;
+  EXPECT_NE(note.find("missing: hints.md"), std::string::npos) << note;
+}
+
+TEST(CourseCi, WrongReferenceFailsTheFullMarksRow) {
+  ASSERT_TRUE(fs::exists(kGrade)) << kGrade << " is not built";
+  TempDir tmp;
+  const fs::path kit = tmp.path() / "kit";
+  fs::create_directories(kit / "reference");
+  // A "reference" that computes nothing: the skeleton.
+  fs::copy_file(kKit / "student" / "kernel.cu", kit / "reference" / "kernel.cu");
+  const CiRun r = run_ci("--only reference --root " + sh_quote(kit.string()) + " --out " +
+                             sh_quote((tmp.path() / "out").string()),
+                         tmp.path(), 300);
+  EXPECT_EQ(r.code, 1) << r.output;
+  std::string note;
+  EXPECT_EQ(row_result(r.output, "reference gets full marks", &note), "FAIL") << r.output;
+  EXPECT_NE(note.find("graded, 0/"), std::string::npos) << note;
+}
+
+TEST(CourseCi, BadUsageIsNamed) {
+  TempDir tmp;
+  const CiRun r = run_ci("--only everything", tmp.path(), 30);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown check everything"), std::string::npos) << r.output;
+}
+
+}  // namespace
