@@ -143,7 +143,9 @@ fs::path Gradescope::tmp_, Gradescope::zip_, Gradescope::source_;
 Ran Gradescope::setup_;
 
 TEST_F(Gradescope, ZipHoldsTheEntryPointsAndNoSolution) {
-  const Ran list = run_shell("unzip -Z1 " + shell_quote(zip_.string()), tmp_ / "list.log", 30);
+  const Ran list = run_shell("python3 -c 'import sys,zipfile\nfor n in zipfile.ZipFile(sys.argv[1]).namelist(): print(n)' " +
+                                 shell_quote(zip_.string()),
+                             tmp_ / "list.log", 30);
   ASSERT_EQ(list.code, 0) << list.output;
   std::istringstream entries(list.output);
   std::set<std::string> names;
