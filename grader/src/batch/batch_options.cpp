@@ -28,7 +28,7 @@ std::string batch_usage() {
          "  --backend B          gpu, cpu or auto (default)\n"
          "  --visibility V       public or all (default)\n"
          "  --gpus LIST          GPUs to use, e.g. 0,1 (default: every visible GPU)\n"
-         "  --jobs N             grade processes at once (default: 2 per GPU, or one per CPU)\n"
+         "  --jobs N             grade processes at once (default: 4 per GPU, or one per CPU)\n"
          "  --resume             continue a batch: grade only what is unfinished or changed\n"
          "  --regrade            grade everything again, even when the journal has it\n"
          "  --time-limit S       wall-clock seconds per submission (default: from the suite)\n"

@@ -265,7 +265,10 @@ int BatchRun::grade_all(std::vector<Pending>& todo) {
   int jobs = o_.jobs;
   if (jobs <= 0) {
     const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-    jobs = gpus_.empty() ? static_cast<int>(std::max(1L, cpus)) : 2 * static_cast<int>(gpus_.size());
+    // Per GPU: one process timing (exclusive lock), others running untimed
+    // cases or compiling; bounded by the CPUs that compile.
+    jobs = gpus_.empty() ? static_cast<int>(std::max(1L, cpus))
+                         : std::min(4 * static_cast<int>(gpus_.size()), static_cast<int>(std::max(2L, cpus)));
   }
   if (!gpus_.empty()) {
     std::error_code ec;

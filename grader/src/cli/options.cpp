@@ -17,7 +17,7 @@ std::string usage_text() {
          "  --visibility V       public: only the public cases (what students may run); all (default)\n"
          "  --backend B          gpu, cpu, or auto (default: gpu when a CUDA device is present)\n"
          "  --student ID         name shown in the reports (default: the submission's name)\n"
-         "  --gpu-lock FILE      hold an exclusive lock on FILE while using the GPU (set by grade batch)\n"
+         "  --gpu-lock FILE      share FILE (flock) with other graders of this GPU: timed work runs alone (set by grade batch)\n"
          "  --keep-work          keep the private work folder (for debugging the grader)\n"
          "  --quiet              no progress lines on stderr\n"
          "  --help               this text\n"

@@ -91,15 +91,16 @@ class WorkDir {
   bool keep_;
 };
 
-// Holds an exclusive flock while it lives: several grade processes share a
-// GPU, compiling in parallel but running cases one at a time.
+// Holds a flock on the shared GPU's lock file while it lives. Several grade
+// processes share a GPU: untimed work (correctness cases, the sanitizer)
+// holds it shared, timed work exclusive, so nothing runs beside a timing.
 class DeviceLock {
  public:
-  explicit DeviceLock(const std::string& path) {
+  DeviceLock(const std::string& path, bool exclusive) {
     if (path.empty()) return;
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd_ < 0) throw std::runtime_error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
-    while (::flock(fd_, LOCK_EX) != 0)
+    while (::flock(fd_, exclusive ? LOCK_EX : LOCK_SH) != 0)
       if (errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
   }
   ~DeviceLock() {
@@ -560,13 +561,16 @@ GradeResult Grader::run() {
   rc.pid_namespace = r_.backend != "gpu";
   session_ = std::make_unique<RunnerSession>(rc);
 
-  DeviceLock gpu(opts_.gpu_lock);
   // Correctness cases, then the sanitizer, then the performance cases.
+  std::optional<DeviceLock> gpu;
+  gpu.emplace(opts_.gpu_lock, false);
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) {
       session_->stop();  // the sandbox runs one contained child at a time
       run_sanitizers();
       finish_sanitizers();
+      gpu.reset();
+      gpu.emplace(opts_.gpu_lock, true);
     }
     for (const Case& c : suite_.cases) {
       if (!wanted(c.visibility) || c.has_performance != (pass == 1)) continue;
