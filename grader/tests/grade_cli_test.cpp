@@ -5,7 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <thread>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -89,6 +91,41 @@ TEST_F(GradeCli, FolderWithTwoKernelsIsGradedZeroWithTheReason) {
   EXPECT_EQ(j["score"].get<double>(), 0.0);
   EXPECT_EQ(j["extra_data"]["state"], "invalid submission");
   EXPECT_NE(j.dump().find("more than one kernel.cu"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// A submission that hangs on the host on every call: with a 6 s watchdog the
+// grading must end by itself, exit 3 with the reason, and leave nothing running.
+TEST_F(GradeCli, GlobalWatchdogEndsAGradingThatRunsTooLong) {
+  std::ofstream(dir_ / "kernel.cu") << R"(#include <cstdio>
+#define TILE_SIZE 16
+__global__ void mysgemm(int m, int n, int k, const float *A, const float *B, float *C) {}
+void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  volatile unsigned long spin = 0;
+  for (;;) spin = spin + 1;
+}
+)";
+  std::ofstream(dir_ / "slow.yaml") << "suite: slow\ndefaults: {timeout_s: 3600}\ncases:\n"
+                                       "  - {name: a, m: 8, k: 8, n: 8, points: 1}\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  ::setenv("SG_GRADE_WATCHDOG_S", "6", 1);
+  fs::create_directories(dir_ / "tmp");
+  ::setenv("TMPDIR", (dir_ / "tmp").c_str(), 1);  // so its runner can be told from other gradings
+  Ran r = grade("--suite '" + (dir_ / "slow.yaml").string() + "' --out '" + (dir_ / "out").string() + "' '" +
+                (dir_ / "kernel.cu").string() + "'");
+  ::unsetenv("SG_GRADE_WATCHDOG_S");
+  ::unsetenv("TMPDIR");
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("watchdog"), std::string::npos) << r.err;
+  EXPECT_LT(secs, 60) << "the watchdog did not stop the grading in time";
+  // The runner (built in the grading's private folder) must be gone.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  const int rc = std::system(("pgrep -f '" + (dir_ / "tmp").string() + "/[s]gemm-grade-' >/dev/null").c_str());
+  EXPECT_NE(WEXITSTATUS(rc), 0) << "a runner outlived the watchdog";
 }
 
 }  // namespace

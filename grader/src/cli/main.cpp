@@ -56,6 +56,12 @@ class Watchdog {
 };
 
 double watchdog_seconds(const sg::Suite& s) {
+  // Tests shorten it to see it fire; nothing else should set this.
+  if (const char* v = std::getenv("SG_GRADE_WATCHDOG_S")) {
+    char* end = nullptr;
+    const double t = std::strtod(v, &end);
+    if (end != v && t > 0) return t;
+  }
   double total = 600;  // builds and start-up
   // A failing case runs twice; the CPU backend adds 1 s per 1e8 flop (judge/grade.cpp).
   for (const auto& c : s.cases) total += 2 * (c.timeout_s + 2.0 * c.m * double(c.n) * c.k / 1e8);

@@ -8,36 +8,32 @@
 
 namespace sg {
 
-TestResult new_test(const Case& c) {
+namespace {
+
+TestResult base_test(const std::string& name, const char* kind, Visibility v, double max_score, int m, int k, int n) {
   TestResult t;
-  t.name = c.name;
-  t.kind = "correctness";
-  t.visibility = c.visibility;
-  t.max_score = c.points;
-  t.m = c.m;
-  t.k = c.k;
-  t.n = c.n;
+  t.name = name;
+  t.kind = kind;
+  t.visibility = v;
+  t.max_score = max_score;
+  t.m = m;
+  t.k = k;
+  t.n = n;
   return t;
+}
+
+}  // namespace
+
+TestResult new_test(const Case& c) {
+  return base_test(c.name, "correctness", c.visibility, c.points, c.m, c.k, c.n);
 }
 
 TestResult new_performance_test(const Case& c) {
-  TestResult t = new_test(c);
-  t.name = c.name + "/performance";
-  t.kind = "performance";
-  t.max_score = c.performance.points;
-  return t;
+  return base_test(c.name + "/performance", "performance", c.visibility, c.performance.points, c.m, c.k, c.n);
 }
 
 TestResult new_check_test(const Check& c) {
-  TestResult t;
-  t.name = c.name;
-  t.kind = "check";
-  t.visibility = c.visibility;
-  t.max_score = c.points;
-  t.m = c.m;
-  t.k = c.k;
-  t.n = c.n;
-  return t;
+  return base_test(c.name, "check", c.visibility, c.points, c.m, c.k, c.n);
 }
 
 void mark_not_run(TestResult& t, const std::string& why, Status status) {
