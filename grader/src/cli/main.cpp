@@ -63,8 +63,8 @@ double watchdog_seconds(const sg::Suite& s) {
     if (end != v && t > 0) return t;
   }
   double total = 600;  // builds and start-up
-  // A failing case runs twice; the CPU backend adds 1 s per 1e8 flop (judge/grade.cpp).
-  for (const auto& c : s.cases) total += 2 * (c.timeout_s + 2.0 * c.m * double(c.n) * c.k / 1e8);
+  // A failing case runs twice; the CPU backend's limit is the larger one.
+  for (const auto& c : s.cases) total += 2 * sg::case_time_limit(c, "cpu");
   for (const auto& c : s.checks) total += c.timeout_s;
   return total;
 }

@@ -432,10 +432,7 @@ void Grader::run_case(const Case& c, std::size_t ci, std::optional<std::size_t> 
 
   const int samples = (pi && r_.backend == "gpu") ? c.performance.samples : 0;
   const int warmups = samples ? c.performance.warmups : 0;
-  // Fibers on a CPU run a case far slower than a GPU: the suite's timeouts are
-  // GPU times, so the CPU backend adds time in proportion to the case's work.
-  const double flop = 2.0 * c.m * double(c.n) * c.k;
-  const double timeout = c.timeout_s + (r_.backend == "cpu" ? flop / kCpuFlopsPerSecondFloor : 0.0);
+  const double timeout = case_time_limit(c, r_.backend);
   CaseOutcome out = session_->run(c.m, c.k, c.n, samples, warmups, in.a, in.b, timeout);
   if (out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, out);
@@ -594,6 +591,11 @@ GradeResult Grader::run() {
 }
 
 }  // namespace
+
+double case_time_limit(const Case& c, const std::string& backend) {
+  const double flop = 2.0 * c.m * double(c.n) * c.k;
+  return c.timeout_s + (backend == "cpu" ? flop / kCpuFlopsPerSecondFloor : 0.0);
+}
 
 GraderPaths GraderPaths::discover() {
   GraderPaths p;

@@ -37,6 +37,10 @@ struct GradeOptions {
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
+// Wall time one run of a case may take: the suite's timeout_s is a GPU time;
+// the CPU backend adds time in proportion to the case's work.
+double case_time_limit(const Case& c, const std::string& backend);
+
 // Throws UsageError (judge/submission.h) when the submission does not exist or
 // the backend cannot be used, std::runtime_error for internal errors.
 GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths);
