@@ -23,9 +23,9 @@ for s in reference/kernel.cu reference/naive.cu student/kernel.cu; do
 done
 cp "$OUT/grades/reference-kernel/report.md" "$OUT/reference-report.md" 2>/dev/null
 t2=$(now)
-# CPU-backend sample gradings in 4 parallel shards, everything else in one sequential process.
-for i in 0 1 2 3; do
-  GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i timeout -k 5 540 build/grader_tests --gtest_filter='*CpuBackendVerdict*' \
+# CPU-backend sample gradings in 8 parallel shards, everything else in one sequential process.
+for i in 0 1 2 3 4 5 6 7; do
+  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout -k 5 540 build/grader_tests --gtest_filter='*CpuBackendVerdict*' \
     >"$OUT/cpu-shard-$i.log" 2>&1 &
 done
 timeout -k 5 540 build/grader_tests --gtest_filter='-*CpuBackendVerdict*' >"$OUT/tests.log" 2>&1
