@@ -4,7 +4,7 @@
 // (proto/protocol.h). It never times anything (replies carry no samples) and
 // decides nothing. An out-of-bounds access that the kernel went on from is
 // named in an Ok reply's message; the judge's race check runs the same case
-// in a second runner with CUDACPU_SCHEDULE=reverse.
+// in a second runner with CUDACPU_SCHEDULE=forward.
 //
 // Blocks run on one worker thread: with one fixed order of blocks and of
 // threads, a submission's results and messages are the same on every run,

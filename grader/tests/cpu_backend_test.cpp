@@ -465,12 +465,12 @@ TEST(CpuBackend, OutOfBoundsLoadIsReportedAndTheKernelGoesOn) {
   ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
   ASSERT_EQ(r.replies.size(), 2u);
   // As on a GPU the kernel runs to the end: an Ok reply whose message names
-  // the first stray access. Block (0,0) reaches the last K tile first; there
-  // thread (0, k - 32) is the first (in schedule order) to read row k of B,
-  // index k * n: one past the end.
-  const std::string expected = "out-of-bounds read of B at index " + std::to_string(k * n) + " (allocation of " +
-                               std::to_string(k * n) + " floats) by thread (0," + std::to_string(k - 32) +
-                               ") of block (0,0)";
+  // the access that first touched the red zone. Block (0,0) runs first, and in
+  // it thread (15,15) (descending order) reads B at row 32 + 15 of the last K
+  // tile, column 15: index 47 * n + 15, past the end at k * n.
+  const std::string expected = "out-of-bounds read of B at index " + std::to_string(47 * n + 15) +
+                               " (allocation of " + std::to_string(k * n) +
+                               " floats) by thread (15,15) of block (0,0)";
   for (const auto& reply : r.replies) {
     EXPECT_EQ(reply.header.status, sg::proto::ReplyStatus::Ok);
     EXPECT_EQ(reply.message, expected);
@@ -491,8 +491,9 @@ TEST(CpuBackend, OutOfBoundsStoreIsReportedAndLost) {
   const Matrices x = random_inputs(m, k, n, 4);
   const RunOutcome r = run_case(b.build.runner, x);
   ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
-  EXPECT_EQ(r.reply.message, "out-of-bounds write of C at index 320 (allocation of 320 floats) by thread (0,4) of "
-                             "block (0,1)");
+  // Block (0,1) holds rows 16..31; its thread (15,15), the first to run, writes row 31.
+  EXPECT_EQ(r.reply.message, "out-of-bounds write of C at index 511 (allocation of 320 floats) by thread (15,15) "
+                             "of block (0,1)");
   // The rows that exist are right; the stray writes went nowhere.
   EXPECT_EQ(wrong_elements(x, r.reply.c), 0);
 }
@@ -506,12 +507,12 @@ TEST(CpuBackend, WildAccessFarFromEveryAllocationIsFatal) {
   ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
   EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError);
   EXPECT_EQ(r.reply.message.rfind("invalid ", 0), 0u) << r.reply.message;
-  EXPECT_NE(r.reply.message.find(" by thread (0,0) of block (0,0)"), std::string::npos) << r.reply.message;
+  EXPECT_NE(r.reply.message.find(" by thread (15,15) of block (0,0)"), std::string::npos) << r.reply.message;
   EXPECT_EQ(r.exit_code, 86) << r.output;
 }
 
 // The race check's premise: a race-free kernel computes the same bits with
-// each block's threads in reverse order; a missing barrier does not.
+// each block's threads in the opposite order; a missing barrier does not.
 TEST(CpuBackend, ReverseScheduleChangesOnlyRacyResults) {
   const fs::path reference = fs::path(SG_SOURCE_ROOT) / "reference" / "kernel.cu";
   std::ifstream in(reference);
@@ -525,7 +526,7 @@ TEST(CpuBackend, ReverseScheduleChangesOnlyRacyResults) {
   auto same_both_ways = [](const Built& b, int m, int k, int n) {
     const Matrices x = random_inputs(m, k, n, 12);
     const RunOutcome fwd = run_case(b.build.runner, x);
-    const RunOutcome rev = run_case(b.build.runner, x, {"CUDACPU_SCHEDULE=reverse"});
+    const RunOutcome rev = run_case(b.build.runner, x, {"CUDACPU_SCHEDULE=forward"});
     EXPECT_TRUE(fwd.replied && rev.replied) << fwd.error << rev.error;
     if (!fwd.replied || !rev.replied || fwd.reply.c.size() != rev.reply.c.size()) return false;
     return std::memcmp(fwd.reply.c.data(), rev.reply.c.data(), fwd.reply.c.size() * sizeof(float)) == 0;

@@ -3,13 +3,15 @@
 // GPU threads are fibers switched only at barriers. The schedule inside a
 // block is fixed, so every run interleaves the same way, and it is chosen to
 // expose missing barriers: each thread runs alone until it reaches a barrier
-// (or returns), in order of its linear index. Without the barrier after the
-// loads, thread 0 computes with tile entries the others have not loaded yet;
-// without the barrier after the compute, thread 0 overwrites its tile entries
-// with the next phase while the others have still to read them.
-// CUDACPU_SCHEDULE=reverse runs the threads in the opposite order: a kernel
-// free of shared-memory races computes the same bits either way, which is how
-// the CPU runner's race check works.
+// (or returns), in descending order of its linear index. Without the barrier
+// after the loads, the last thread computes with tile entries the others have
+// not loaded yet (with k < 16 the entries that matter are the first ones,
+// loaded by low-numbered threads, which is why the order is descending);
+// without the barrier after the compute, it overwrites its tile entries with
+// the next phase while the others have still to read them.
+// CUDACPU_SCHEDULE=forward runs the threads in ascending order instead: a
+// kernel free of shared-memory races computes the same bits either way,
+// which is how the judge's race check works.
 //
 // A failing block (a fault, a barrier not reached by all) stops its worker;
 // of all failures the one of the lowest-numbered block is reported, which is
@@ -337,7 +339,7 @@ int worker_count(std::uint64_t blocks) {
 
 bool reverse_schedule() {
   const char* env = std::getenv("CUDACPU_SCHEDULE");
-  return env != nullptr && std::strcmp(env, "reverse") == 0;
+  return env == nullptr || std::strcmp(env, "forward") != 0;
 }
 
 }  // namespace

@@ -12,10 +12,10 @@ namespace sg {
 namespace {
 
 // One run of the check's case in a fresh runner.
-CaseOutcome run_once(const Check& c, RunnerConfig rc, const std::string& log_dir, bool reverse,
+CaseOutcome run_once(const Check& c, RunnerConfig rc, const std::string& log_dir, bool forward,
                      const CaseInputs& in) {
-  if (reverse) rc.env.push_back("CUDACPU_SCHEDULE=reverse");
-  rc.log_dir = log_dir + (reverse ? "/reverse-order" : "/forward-order");
+  if (forward) rc.env.push_back("CUDACPU_SCHEDULE=forward");
+  rc.log_dir = log_dir + (forward ? "/ascending-order" : "/descending-order");
   std::filesystem::create_directories(rc.log_dir);
   RunnerSession session(rc);
   CaseOutcome out = session.run(c.m, c.k, c.n, 0, 0, in.a, in.b, c.timeout_s);
@@ -34,11 +34,11 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
                          std::uint64_t seed, TestResult& t) {
   const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, seed ^ 0x5a417e5ull);
   std::vector<CaseOutcome> runs;
-  for (bool reverse : {false, true}) {
-    runs.push_back(run_once(c, runner, log_dir, reverse, in));
+  for (bool forward : {false, true}) {
+    runs.push_back(run_once(c, runner, log_dir, forward, in));
     if (runs.back().kind != CaseOutcome::Kind::Ok) {
       t.status = Status::Failed;
-      t.verdict = std::string("the program failed") + (reverse ? " with the threads in reverse order" : "") +
+      t.verdict = std::string("the program failed") + (forward ? " with the threads in ascending order" : "") +
                   ": " + runs.back().cause;
       return;
     }
@@ -61,8 +61,8 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
     t.detail += "racecheck: " + std::to_string(d.count) + " of " + std::to_string(runs[0].reply.c.size()) +
                 " elements of C depend on the order in which each block's threads run between barriers; " +
                 element(d.first, c.n) + " is " + std::to_string(runs[0].reply.c[d.first]) +
-                " with the threads in forward order and " + std::to_string(runs[1].reply.c[d.first]) +
-                " in reverse order\n";
+                " with each block's threads in descending order and " +
+                std::to_string(runs[1].reply.c[d.first]) + " in ascending order\n";
     t.diagnoses.push_back(kRaceHint);
   }
   if (found.empty()) {

@@ -1,7 +1,6 @@
 #include "judge/grade.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +25,7 @@
 #include "cpubuild/source_structure.h"
 #include "judge/case_report.h"
 #include "judge/cpu_sanitizer.h"
+#include "judge/device_lock.h"
 #include "judge/gpu_oracle.h"
 #include "judge/inputs.h"
 #include "judge/runner_session.h"
@@ -92,28 +92,6 @@ class WorkDir {
  private:
   std::string path_;
   bool keep_;
-};
-
-// Holds a flock on the shared GPU's lock file while it lives. Several grade
-// processes share a GPU: untimed work (correctness cases, the sanitizer)
-// holds it shared, timed work exclusive, so nothing runs beside a timing.
-class DeviceLock {
- public:
-  DeviceLock(const std::string& path, bool exclusive) {
-    if (path.empty()) return;
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::runtime_error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
-    while (::flock(fd_, exclusive ? LOCK_EX : LOCK_SH) != 0)
-      if (errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
-  }
-  ~DeviceLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-  DeviceLock(const DeviceLock&) = delete;
-  DeviceLock& operator=(const DeviceLock&) = delete;
-
- private:
-  int fd_ = -1;
 };
 
 std::string read_text(const std::string& path) {
@@ -360,6 +338,7 @@ void Grader::run_sanitizers() {
       // One contained child at a time (the sandbox sweeps every descendant
       // when a child ends), so the two tools run one after the other.
       log("sanitizer " + std::string(tool));
+      DeviceLock shared(opts_.gpu_lock, false);
       sanitizers_.push_back({c.name + ":" + tool, run_tool(argv, scrubbed_environment(work_.sub("scratch")),
                                                            work_.sub("scratch"), out, c.timeout_s, true, kLogCap,
                                                            false)});
@@ -601,9 +580,10 @@ GradeResult Grader::run() {
   rc.pid_namespace = r_.backend != "gpu";
   session_ = std::make_unique<RunnerSession>(rc);
 
-  // Correctness cases, then the sanitizer, then the performance cases.
-  std::optional<DeviceLock> gpu;
-  gpu.emplace(opts_.gpu_lock, false);
+  // Correctness cases, then the sanitizer, then the performance cases. On a
+  // shared GPU each untimed step holds the GPU shared, the timed cases hold
+  // it exclusive from the first to the last.
+  std::optional<DeviceLock> timing;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) {
       end_phase("correctness");
@@ -611,12 +591,15 @@ GradeResult Grader::run() {
       run_sanitizers();
       finish_sanitizers();
       end_phase("sanitizer");
-      if (r_.backend == "gpu")
+      if (r_.backend == "gpu") {
+        DeviceLock shared(opts_.gpu_lock, false);
         for (const Case& c : suite_.cases)
           if (c.has_performance && wanted(c.visibility) && too_big(c).empty()) prepared_.emplace(c.name, prepare(c));
+        std::string ignored;  // a runner that cannot start fails its first case, with the reason
+        if (!prepared_.empty()) session_->start(ignored);  // its CUDA start-up overlaps the wait below
+      }
       end_phase("prepare");
-      gpu.reset();
-      gpu.emplace(opts_.gpu_lock, true);
+      timing.emplace(opts_.gpu_lock, true);
       end_phase("gpu_wait");
     }
     for (const Case& c : suite_.cases) {
@@ -625,10 +608,12 @@ GradeResult Grader::run() {
       while (r_.tests[ci].name != c.name) ++ci;
       std::optional<std::size_t> pi;
       if (c.has_performance) pi = ci + 1;
+      std::optional<DeviceLock> shared;
+      if (pass == 0) shared.emplace(opts_.gpu_lock, false);
       run_case(c, ci, pi);
     }
   }
-  gpu.reset();  // the timings are done: let the next grading's timing start
+  timing.reset();  // the timings are done: let the next grading's timing start
   session_->stop();
   end_phase("performance");
   r_.student_output = session_->captured_output(kLogCap);
