@@ -46,6 +46,15 @@ for f in sorted(glob.glob(sys.argv[1] + "/*/*/results.json")):
           r["execution_time"], ",".join(failed)[:150]))
 PY
 cat "$OUT/sample-scores.txt"
+# Every sample's test statuses, for comparing with the CPU backend (backend_agreement.sh).
+python3 - "$PWD/build/test-grades/gpu" > "$OUT/gpu-statuses.json" <<'PY'
+import json, sys, glob
+out = {}
+for f in sorted(glob.glob(sys.argv[1] + "/*/*/results.json")):
+    r = json.load(open(f))
+    out[f.split("/gpu/")[1][:-13]] = {"score": r["score"], "tests": {t["name"]: t["status"] for t in r["tests"]}}
+print(json.dumps(out, indent=1))
+PY
 printf '%s\n' "${summary[@]}"
 echo "GPU:  $(tail -1 "$OUT/tests.log")"
 echo "CPU shards: $(grep -h 'passed,' "$OUT"/cpu-shard-*.log | tr '\n' ' ')"

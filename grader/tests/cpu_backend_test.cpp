@@ -328,7 +328,10 @@ TEST(CpuRewrite, SharedMemoryBecomesStaticAndDynamicSharedAPointer) {
   const RewriteResult r = rewrite_for_cpu(src);
   ASSERT_TRUE(r.ok()) << join(r.problems);
   EXPECT_EQ(count_lines(r.source), count_lines(src) + 2);
-  EXPECT_EQ(rewritten_line(r, 2), "  static thread_local float a[16][16];");
+  // An array in a kernel gets bounds-checked storage; other forms stay thread_local.
+  EXPECT_EQ(rewritten_line(r, 2),
+            "  static thread_local ::cudacpu::detail::SharedArray<float [16][16]> a_cudacpu_shared_; "
+            "float (&a)[16][16] = a_cudacpu_shared_.get(\"a\");");
   EXPECT_EQ(rewritten_line(r, 3), "  static thread_local int b;");
   EXPECT_EQ(rewritten_line(r, 4),
             "  float* dyn = reinterpret_cast<float*>(::cudacpu::detail::dynamic_shared_base());");
@@ -481,7 +484,7 @@ TEST(CpuBackend, OutOfBoundsLoadIsReportedAndTheKernelGoesOn) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   // Several workers still find it (which access comes first is then up to timing).
   const RunOutcome parallel = run_case(b.build.runner, x, {"CUDACPU_THREADS=8"});
-  EXPECT_EQ(parallel.reply.message.rfind("out-of-bounds read of B at index ", 0), 0u) << parallel.reply.message;
+  EXPECT_EQ(parallel.reply.message.rfind("out-of-bounds read of ", 0), 0u) << parallel.reply.message;
 }
 
 TEST(CpuBackend, OutOfBoundsStoreIsReportedAndLost) {
@@ -496,6 +499,25 @@ TEST(CpuBackend, OutOfBoundsStoreIsReportedAndLost) {
                              "of block (0,1)");
   // The rows that exist are right; the stray writes went nowhere.
   EXPECT_EQ(wrong_elements(x, r.reply.c), 0);
+}
+
+TEST(CpuBackend, SharedArrayOverrunIsFatalAndNamed) {
+  // 256 threads in one dimension index the 16-wide tiles past their end.
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("dim3 block(TILE_SIZE, TILE_SIZE);", "dim3 block(TILE_SIZE * TILE_SIZE);"), b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(32, 32, 32, 6));
+  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
+  // Fatal, as leaving the block's shared window is on a GPU. Thread 255
+  // (first in descending order) stores its own tile entries in bounds, then
+  // reads Bs[1][255]: index 16 + 255.
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError) << r.reply.message;
+  EXPECT_EQ(r.exit_code, 86) << r.output;
+  EXPECT_EQ(r.reply.message, "out-of-bounds read of __shared__ Bs at index 271 (allocation of 256 floats) by "
+                             "thread (255,0) of block (0,0)");
+  // In bounds, a shared array behaves as before: the tiled kernel is right.
+  Built good;
+  BUILD_OR_FAIL(tiled_variant("", ""), good);
+  EXPECT_EQ(wrong_after_run(good.build.runner, random_inputs(45, 70, 33, 5)), 0);
 }
 
 TEST(CpuBackend, WildAccessFarFromEveryAllocationIsFatal) {

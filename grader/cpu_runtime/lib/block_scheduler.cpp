@@ -220,6 +220,22 @@ int block_thread_count() {
   return grid->threads;
 }
 
+void* shared_array_storage(std::size_t bytes, const char* name, const char* element_type,
+                           std::size_t element_size) {
+  Runtime& rt = Runtime::get();
+  void* p = rt.memory().allocate(bytes);
+  if (p == nullptr) {
+    char message[160];
+    std::snprintf(message, sizeof message, "no host memory for __shared__ %s (%zu bytes)", name, bytes);
+    rt.die(message);
+  }
+  std::string label = std::string("__shared__ ") + name;
+  rt.memory().name(p, label.c_str(), element_type, element_size);
+  return p;
+}
+
+void release_shared_array(void* p) { Runtime::get().memory().release(p); }
+
 void* dynamic_shared_base() {
   if (current_grid == nullptr) used_outside_kernel("extern __shared__ memory");
   return current_grid->dynamic_shared;

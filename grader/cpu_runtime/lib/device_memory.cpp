@@ -30,7 +30,7 @@ DeviceMemory::DeviceMemory() {
   if (page > 0) page_ = static_cast<std::size_t>(page);
   const long pages = sysconf(_SC_PHYS_PAGES);
   limit_ = pages > 0 ? static_cast<std::size_t>(pages) * page_ / 2 : (std::size_t(4) << 30);
-  live_.reserve(64);
+  live_.reserve(256);
 }
 
 DeviceMemory::~DeviceMemory() {
@@ -38,6 +38,7 @@ DeviceMemory::~DeviceMemory() {
 }
 
 void* DeviceMemory::allocate(std::size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
   // Whole 4-byte words keep float and int data aligned; the end stays exact for them.
   const std::size_t rounded = (bytes + 3) & ~std::size_t(3);
   if (rounded < bytes || rounded > limit_ - used_) return nullptr;
@@ -65,6 +66,7 @@ void* DeviceMemory::allocate(std::size_t bytes) {
 }
 
 bool DeviceMemory::release(void* p) {
+  std::lock_guard<std::mutex> lock(mu_);
   for (std::size_t i = 0; i < live_.size(); ++i) {
     if (live_[i].data != p) continue;
     munmap(live_[i].map, live_[i].map_bytes);
@@ -118,6 +120,7 @@ void DeviceMemory::close_zones() {
 }
 
 bool DeviceMemory::name(const void* p, const char* name, const char* element_type, std::size_t element_size) {
+  std::lock_guard<std::mutex> lock(mu_);
   for (Allocation& a : live_) {
     if (a.data != p) continue;
     std::snprintf(a.name, sizeof a.name, "%s", name ? name : "");

@@ -15,6 +15,7 @@
 // zones (or in host code) is fatal.
 #pragma once
 #include <cstddef>
+#include <mutex>
 #include <vector>
 
 namespace cudacpu::detail {
@@ -61,6 +62,10 @@ class DeviceMemory {
   std::size_t limit() const { return limit_; }
 
  private:
+  // Worker threads create `__shared__` arrays while others run kernels, so
+  // changes are serialised; the fault handler only reads, and the reserve
+  // made up front keeps the vector from moving under it.
+  std::mutex mu_;
   std::vector<Allocation> live_;
   std::size_t page_ = 4096;
   std::size_t used_ = 0;
