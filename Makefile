@@ -119,7 +119,7 @@ clean:
 	rm -rf $(BUILD) dist results
 	$(MAKE) -C student clean
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CPU_RT_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CPU_RT_OBJS:.o=.d) $(BUILD)/cpu/cpu_runner.d
 
 # ---- gradescope and course CI (see grader/gradescope/, grader/ci/) ----
 # NO_CUDA=1 builds a grader that needs no CUDA toolkit (Gradescope, GitHub-hosted

@@ -23,9 +23,9 @@ for s in reference/kernel.cu reference/naive.cu student/kernel.cu; do
 done
 cp "$OUT/grades/reference-kernel/report.md" "$OUT/reference-report.md" 2>/dev/null
 t2=$(now)
-# CPU-backend sample gradings in 4 parallel shards, everything else in one sequential process.
-for i in 0 1 2 3; do
-  GTEST_TOTAL_SHARDS=4 GTEST_SHARD_INDEX=$i timeout -k 5 540 build/grader_tests --gtest_filter='*CpuBackendVerdict*' \
+# CPU-backend sample gradings in 8 parallel shards, everything else in one sequential process.
+for i in 0 1 2 3 4 5 6 7; do
+  GTEST_TOTAL_SHARDS=8 GTEST_SHARD_INDEX=$i timeout -k 5 540 build/grader_tests --gtest_filter='*CpuBackendVerdict*' \
     >"$OUT/cpu-shard-$i.log" 2>&1 &
 done
 timeout -k 5 540 build/grader_tests --gtest_filter='-*CpuBackendVerdict*' >"$OUT/tests.log" 2>&1
@@ -46,6 +46,15 @@ for f in sorted(glob.glob(sys.argv[1] + "/*/*/results.json")):
           r["execution_time"], ",".join(failed)[:150]))
 PY
 cat "$OUT/sample-scores.txt"
+# Every sample's test statuses, for comparing with the CPU backend (backend_agreement.sh).
+python3 - "$PWD/build/test-grades/gpu" > "$OUT/gpu-statuses.json" <<'PY'
+import json, sys, glob
+out = {}
+for f in sorted(glob.glob(sys.argv[1] + "/*/*/results.json")):
+    r = json.load(open(f))
+    out[f.split("/gpu/")[1][:-13]] = {"score": r["score"], "tests": {t["name"]: t["status"] for t in r["tests"]}}
+print(json.dumps(out, indent=1))
+PY
 printf '%s\n' "${summary[@]}"
 echo "GPU:  $(tail -1 "$OUT/tests.log")"
 echo "CPU shards: $(grep -h 'passed,' "$OUT"/cpu-shard-*.log | tr '\n' ' ')"

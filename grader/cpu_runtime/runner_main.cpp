@@ -2,12 +2,19 @@
 // with one student's kernel.cu (compiled through the CUDA-on-CPU layer), it
 // runs the cases the judge sends over fd 3 and sends C back over fd 4
 // (proto/protocol.h). It never times anything (replies carry no samples) and
-// decides nothing.
+// decides nothing. An out-of-bounds access that the kernel went on from is
+// named in an Ok reply's message; the judge's race check runs the same case
+// in a second runner with CUDACPU_SCHEDULE=forward.
+//
+// Blocks run on one worker thread: with one fixed order of blocks and of
+// threads, a submission's results and messages are the same on every run,
+// even when its blocks race with each other.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -106,6 +113,7 @@ int run_case(const proto::RunCaseRequest& q, FaultReply& fault) {
   if ((err = cudaDeviceSynchronize()) != cudaSuccess) return fail(err, "cudaDeviceSynchronize after basicSgemm");
   r.header.checked_launch_wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   std::fflush(stdout);
+  r.message = cudacpu::take_out_of_bounds_report();
 
   r.c.resize(mn);
   if ((err = cudaMemcpy(r.c.data(), d.c, mn * sizeof(float), cudaMemcpyDeviceToHost)) != cudaSuccess)
@@ -128,10 +136,15 @@ bool valid_size(const proto::RunCaseRequest& q) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char**) {
   // Line-buffered, so the submission's printf output is in the log even when
   // a fault ends the process.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  setenv("CUDACPU_THREADS", "1", 0);  // one order of blocks (see the top), unless a test asks otherwise
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: runner   (serves the judge on fds 3 and 4; no arguments)\n");
+    return kExitProtocol;
+  }
   FaultReply fault;
   fault.reply.message.reserve(1024);
   cudacpu::set_fatal_hook(send_fault, &fault);

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -187,19 +188,22 @@ void build_kernel(const std::string& source, Built& out) {
     ASSERT_TRUE((built).build.ok) << "CPU build failed:\n" << (built).build.log;       \
   } while (0)
 
-// What one runner process did with one case.
+// What one runner process did with one case (sent `times` times).
 struct RunOutcome {
-  bool replied = false;
-  sg::proto::Reply reply;
+  bool replied = false;                  // to every request
+  sg::proto::Reply reply;                // the first reply
+  std::vector<sg::proto::Reply> replies; // all of them
   std::string error;   // why there was no reply
   int exit_code = -1;  // when it exited normally
   int signal = 0;
   std::string output;  // its stdout and stderr
 };
 
-// Starts the runner with the protocol pipes on fds 3 and 4, sends one case,
-// reads the reply, then closes the request pipe so that it exits.
-RunOutcome run_case(const std::string& runner, const Matrices& x, const std::vector<std::string>& env = {}) {
+// Starts the runner with the protocol pipes on fds 3 and 4, sends one case
+// (`times` times over), reads the replies, then closes the request pipe so
+// that it exits.
+RunOutcome run_case(const std::string& runner, const Matrices& x, const std::vector<std::string>& env = {},
+                    int times = 1) {
   RunOutcome out;
   signal(SIGPIPE, SIG_IGN);  // a runner that dies early must not kill the test
   int req[2], rep[2];
@@ -229,17 +233,24 @@ RunOutcome run_case(const std::string& runner, const Matrices& x, const std::vec
   q.k = x.k;
   q.n = x.n;
   q.nonce = 0x5eed;
-  const bool sent = sg::proto::write_all(req[1], &q, sizeof q) &&
-                    sg::proto::write_all(req[1], x.a.data(), x.a.size() * sizeof(float)) &&
-                    sg::proto::write_all(req[1], x.b.data(), x.b.size() * sizeof(float));
-  pollfd p{rep[0], POLLIN, 0};
-  if (!sent) {
-    out.error = "the runner stopped reading the case";
-  } else if (poll(&p, 1, 120000) <= 0) {
-    out.error = "no reply within 120 s";
-    kill(pid, SIGKILL);
-  } else {
-    out.replied = sg::proto::read_reply(rep[0], out.reply, x.m, x.n, 0, out.error);
+  for (int i = 0; i < times; ++i) {
+    const bool sent = sg::proto::write_all(req[1], &q, sizeof q) &&
+                      sg::proto::write_all(req[1], x.a.data(), x.a.size() * sizeof(float)) &&
+                      sg::proto::write_all(req[1], x.b.data(), x.b.size() * sizeof(float));
+    pollfd p{rep[0], POLLIN, 0};
+    sg::proto::Reply reply;
+    out.replied = false;
+    if (!sent) {
+      out.error = "the runner stopped reading the case";
+    } else if (poll(&p, 1, 120000) <= 0) {
+      out.error = "no reply within 120 s";
+      kill(pid, SIGKILL);
+    } else {
+      out.replied = sg::proto::read_reply(rep[0], reply, x.m, x.n, 0, out.error);
+    }
+    if (!out.replied) break;
+    if (i == 0) out.reply = reply;
+    out.replies.push_back(std::move(reply));
   }
   close(req[1]);
   int status = 0;
@@ -317,7 +328,10 @@ TEST(CpuRewrite, SharedMemoryBecomesStaticAndDynamicSharedAPointer) {
   const RewriteResult r = rewrite_for_cpu(src);
   ASSERT_TRUE(r.ok()) << join(r.problems);
   EXPECT_EQ(count_lines(r.source), count_lines(src) + 2);
-  EXPECT_EQ(rewritten_line(r, 2), "  static thread_local float a[16][16];");
+  // An array in a kernel gets bounds-checked storage; other forms stay thread_local.
+  EXPECT_EQ(rewritten_line(r, 2),
+            "  static thread_local ::cudacpu::detail::SharedArray<float [16][16]> a_cudacpu_shared_; "
+            "float (&a)[16][16] = a_cudacpu_shared_.get(\"a\");");
   EXPECT_EQ(rewritten_line(r, 3), "  static thread_local int b;");
   EXPECT_EQ(rewritten_line(r, 4),
             "  float* dyn = reinterpret_cast<float*>(::cudacpu::detail::dynamic_shared_base());");
@@ -438,40 +452,115 @@ TEST(CpuBackend, MissingSecondBarrierIsWrongEveryTime) {
   expect_always_wrong(b.build.runner, "a missing second barrier");
 }
 
-TEST(CpuBackend, OutOfBoundsLoadIsReportedWithIndexAndThread) {
-  // No boundary checks on the loads: the last K tile of B reads past its end.
+// The tiled kernel without boundary checks on its loads.
+std::string unguarded_loads_variant() {
   std::string src = tiled_variant("(row < m && a_col < k) ? A[row * k + a_col] : 0.0f", "A[row * k + a_col]");
-  src = replace_once(src, "(b_row < k && col < n) ? B[b_row * n + col] : 0.0f", "B[b_row * n + col]");
-  Built b;
-  BUILD_OR_FAIL(src, b);
-  const int m = 40, k = 37, n = 20;
-  const RunOutcome r = run_case(b.build.runner, random_inputs(m, k, n, 3));
-  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
-  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError);
-  // Block (0,0) reaches the last K tile first; there thread (0, k - 32) is the
-  // first (in schedule order) to read row k of B, index k * n: one past the end.
-  const std::string expected = "out-of-bounds read of B at index " + std::to_string(k * n) + " (allocation of " +
-                               std::to_string(k * n) + " floats) by thread (0," + std::to_string(k - 32) +
-                               ") of block (0,0)";
-  EXPECT_EQ(r.reply.message, expected);
-  EXPECT_EQ(r.exit_code, 86) << r.output;
-  EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
-  // Other blocks (1,0) and (0,1)... fault too, on other worker threads; the
-  // report is still the first block's, however many workers run them.
-  for (const char* workers : {"CUDACPU_THREADS=1", "CUDACPU_THREADS=8"}) {
-    const RunOutcome again = run_case(b.build.runner, random_inputs(m, k, n, 3), {workers});
-    EXPECT_EQ(again.reply.message, expected) << workers;
-  }
+  return replace_once(src, "(b_row < k && col < n) ? B[b_row * n + col] : 0.0f", "B[b_row * n + col]");
 }
 
-TEST(CpuBackend, OutOfBoundsStoreIsReportedAsAWrite) {
+TEST(CpuBackend, OutOfBoundsLoadIsReportedAndTheKernelGoesOn) {
+  Built b;
+  BUILD_OR_FAIL(unguarded_loads_variant(), b);
+  const int m = 40, k = 37, n = 20;
+  const Matrices x = random_inputs(m, k, n, 3);
+  // Twice in one runner: the red zones close after each launch and report again.
+  const RunOutcome r = run_case(b.build.runner, x, {}, 2);
+  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
+  ASSERT_EQ(r.replies.size(), 2u);
+  // As on a GPU the kernel runs to the end: an Ok reply whose message names
+  // the access that first touched the red zone. Block (0,0) runs first, and in
+  // it thread (15,15) (descending order) reads B at row 32 + 15 of the last K
+  // tile, column 15: index 47 * n + 15, past the end at k * n.
+  const std::string expected = "out-of-bounds read of B at index " + std::to_string(47 * n + 15) +
+                               " (allocation of " + std::to_string(k * n) +
+                               " floats) by thread (15,15) of block (0,0)";
+  for (const auto& reply : r.replies) {
+    EXPECT_EQ(reply.header.status, sg::proto::ReplyStatus::Ok);
+    EXPECT_EQ(reply.message, expected);
+    // The garbage read past B's end enters every sum of the last K tile.
+    EXPECT_EQ(wrong_elements(x, reply.c), static_cast<long long>(m) * n);
+  }
+  EXPECT_EQ(std::memcmp(r.replies[0].c.data(), r.replies[1].c.data(), r.reply.c.size() * sizeof(float)), 0);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  // Several workers still find it (which access comes first is then up to timing).
+  const RunOutcome parallel = run_case(b.build.runner, x, {"CUDACPU_THREADS=8"});
+  EXPECT_EQ(parallel.reply.message.rfind("out-of-bounds read of ", 0), 0u) << parallel.reply.message;
+}
+
+TEST(CpuBackend, OutOfBoundsStoreIsReportedAndLost) {
   Built b;
   BUILD_OR_FAIL(tiled_variant("if (row < m && col < n) C[row * n + col] = sum;", "C[row * n + col] = sum;"), b);
   const int m = 20, k = 16, n = 16;  // rows 20..31 of the second block row do not exist
-  const RunOutcome r = run_case(b.build.runner, random_inputs(m, k, n, 4));
+  const Matrices x = random_inputs(m, k, n, 4);
+  const RunOutcome r = run_case(b.build.runner, x);
   ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
-  EXPECT_EQ(r.reply.message, "out-of-bounds write of C at index 320 (allocation of 320 floats) by thread (0,4) of "
-                             "block (0,1)");
+  // Block (0,1) holds rows 16..31; its thread (15,15), the first to run, writes row 31.
+  EXPECT_EQ(r.reply.message, "out-of-bounds write of C at index 511 (allocation of 320 floats) by thread (15,15) "
+                             "of block (0,1)");
+  // The rows that exist are right; the stray writes went nowhere.
+  EXPECT_EQ(wrong_elements(x, r.reply.c), 0);
+}
+
+TEST(CpuBackend, SharedArrayOverrunIsFatalAndNamed) {
+  // 256 threads in one dimension index the 16-wide tiles past their end.
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("dim3 block(TILE_SIZE, TILE_SIZE);", "dim3 block(TILE_SIZE * TILE_SIZE);"), b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(32, 32, 32, 6));
+  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
+  // Fatal, as leaving the block's shared window is on a GPU. Thread 255
+  // (first in descending order) stores its own tile entries in bounds, then
+  // reads Bs[1][255]: index 16 + 255.
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError) << r.reply.message;
+  EXPECT_EQ(r.exit_code, 86) << r.output;
+  EXPECT_EQ(r.reply.message, "out-of-bounds read of __shared__ Bs at index 271 (allocation of 256 floats) by "
+                             "thread (255,0) of block (0,0)");
+  // In bounds, a shared array behaves as before: the tiled kernel is right.
+  Built good;
+  BUILD_OR_FAIL(tiled_variant("", ""), good);
+  EXPECT_EQ(wrong_after_run(good.build.runner, random_inputs(45, 70, 33, 5)), 0);
+}
+
+TEST(CpuBackend, WildAccessFarFromEveryAllocationIsFatal) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("(row < m && a_col < k) ? A[row * k + a_col] : 0.0f",
+                              "(row < m && a_col < k) ? A[row * k + a_col + (1ll << 40)] : 0.0f"),
+                b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(20, 20, 20, 5));
+  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError);
+  EXPECT_EQ(r.reply.message.rfind("invalid ", 0), 0u) << r.reply.message;
+  EXPECT_NE(r.reply.message.find(" by thread (15,15) of block (0,0)"), std::string::npos) << r.reply.message;
+  EXPECT_EQ(r.exit_code, 86) << r.output;
+}
+
+// The race check's premise: a race-free kernel computes the same bits with
+// each block's threads in the opposite order; a missing barrier does not.
+TEST(CpuBackend, ReverseScheduleChangesOnlyRacyResults) {
+  const fs::path reference = fs::path(SG_SOURCE_ROOT) / "reference" / "kernel.cu";
+  std::ifstream in(reference);
+  std::stringstream text;
+  text << in.rdbuf();
+  Built good, loads, first, second;
+  BUILD_OR_FAIL(text.str(), good);
+  BUILD_OR_FAIL(unguarded_loads_variant(), loads);
+  BUILD_OR_FAIL(tiled_variant("__syncthreads();  // FIRST_BARRIER", ""), first);
+  BUILD_OR_FAIL(tiled_variant("__syncthreads();  // SECOND_BARRIER", ""), second);
+  auto same_both_ways = [](const Built& b, int m, int k, int n) {
+    const Matrices x = random_inputs(m, k, n, 12);
+    const RunOutcome fwd = run_case(b.build.runner, x);
+    const RunOutcome rev = run_case(b.build.runner, x, {"CUDACPU_SCHEDULE=forward"});
+    EXPECT_TRUE(fwd.replied && rev.replied) << fwd.error << rev.error;
+    if (!fwd.replied || !rev.replied || fwd.reply.c.size() != rev.reply.c.size()) return false;
+    return std::memcmp(fwd.reply.c.data(), rev.reply.c.data(), fwd.reply.c.size() * sizeof(float)) == 0;
+  };
+  EXPECT_TRUE(same_both_ways(good, 40, 50, 36));
+  EXPECT_TRUE(same_both_ways(good, 120, 201, 250));
+  // Out-of-bounds reads find the same garbage in either order: not a race.
+  EXPECT_TRUE(same_both_ways(loads, 40, 50, 36));
+  EXPECT_FALSE(same_both_ways(first, 40, 50, 36)) << "missing first barrier";
+  EXPECT_FALSE(same_both_ways(second, 40, 50, 36)) << "missing second barrier";
+  // With a single K tile there is nothing to race on.
+  EXPECT_TRUE(same_both_ways(second, 40, 16, 36));
 }
 
 TEST(CpuBackend, ThreeAndFourConfigArgumentsAndDynamicSharedMemory) {

@@ -183,12 +183,12 @@ TEST_F(Gradescope, ReferenceScoresTheCorrectnessTotal) {
   const std::string suite_path = (tmp_ / "suite.yaml").string();
   const sg::Suite suite = sg::load_suite_file(suite_path);
   // What the CPU backend can award: correctness cases without a performance
-  // part (those are not measured there) and the structure check.
+  // part (those are not measured there), the structure and sanitizer checks.
   double expected = 0;
   for (const auto& c : suite.cases)
     if (!c.has_performance) expected += c.points;
   for (const auto& c : suite.checks)
-    if (c.kind == sg::CheckKind::SharedAndBarrier) expected += c.points;
+    if (c.kind == sg::CheckKind::SharedAndBarrier || c.kind == sg::CheckKind::Sanitizer) expected += c.points;
   ASSERT_GT(expected, 0);
 
   const json r = autograde("reference", slurp(kRoot / "reference" / "kernel.cu"), suite_path);

@@ -405,5 +405,26 @@ TEST(HostOracleTest, LargeRaggedCaseSpotChecks) {
   }
 }
 
+// The CPU backend's race check: two runs may differ by reordered rounding,
+// not by more; NaN in both is the same, NaN in one is not.
+TEST(ToleranceTest, RunDifferencesAllowRoundingOnly) {
+  const int m = 2, n = 3, k = 100;
+  const std::vector<double> abs_ab(m * n, 50.0);
+  const double slack = 2 * gamma_k(k) * 50.0;  // the allowed difference
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> x = {1.0f, 2.0f, 3.0f, nan, 5.0f, 6.0f};
+  std::vector<float> y = x;
+  y[0] = float(1.0 + 0.5 * slack);
+  RunDifference d = differing_elements(m, n, k, x.data(), y.data(), abs_ab.data(), 2);
+  EXPECT_EQ(d.count, 0u);
+  y[4] = float(5.0 + 4 * slack);
+  y[5] = nan;
+  d = differing_elements(m, n, k, x.data(), y.data(), abs_ab.data(), 2);
+  EXPECT_EQ(d.count, 2u);
+  EXPECT_EQ(d.first, 4u);
+  y[3] = 0.0f;  // NaN in x only
+  EXPECT_EQ(differing_elements(m, n, k, x.data(), y.data(), abs_ab.data(), 2).first, 3u);
+}
+
 }  // namespace
 }  // namespace sg

@@ -3,10 +3,15 @@
 // GPU threads are fibers switched only at barriers. The schedule inside a
 // block is fixed, so every run interleaves the same way, and it is chosen to
 // expose missing barriers: each thread runs alone until it reaches a barrier
-// (or returns), in order of its linear index. Without the barrier after the
-// loads, thread 0 computes with tile entries the others have not loaded yet;
-// without the barrier after the compute, thread 0 overwrites its tile entries
-// with the next phase while the others have still to read them.
+// (or returns), in descending order of its linear index. Without the barrier
+// after the loads, the last thread computes with tile entries the others have
+// not loaded yet (with k < 16 the entries that matter are the first ones,
+// loaded by low-numbered threads, which is why the order is descending);
+// without the barrier after the compute, it overwrites its tile entries with
+// the next phase while the others have still to read them.
+// CUDACPU_SCHEDULE=forward runs the threads in ascending order instead: a
+// kernel free of shared-memory races computes the same bits either way,
+// which is how the judge's race check works.
 //
 // A failing block (a fault, a barrier not reached by all) stops its worker;
 // of all failures the one of the lowest-numbered block is reported, which is
@@ -42,6 +47,7 @@ struct GridRun {
   void* args = nullptr;
   int threads = 0;
   void* dynamic_shared = nullptr;  // this worker's extern __shared__ memory
+  bool reverse = false;      // schedule order: linear index descending
   int running = -1;          // index of the fiber executing right now
   int exited = 0;            // threads of the current block that have returned
   // The current round (from one barrier to the next):
@@ -54,11 +60,15 @@ struct GridRun {
 };
 __thread GridRun* current_grid = nullptr;
 
+// The fiber at position `pos` of the schedule, and back (the map is its own inverse).
+int fiber_at(const GridRun& grid, int pos) { return grid.reverse ? grid.threads - 1 - pos : pos; }
+
 // Continues with the next live thread after `from` in schedule order, or
 // returns to the scheduler when every thread has had its turn this round.
 // Passing control directly halves the switches of going through the scheduler.
 void pass_on(GridRun& grid, int from) {
-  for (int j = from + 1; j < grid.threads; ++j) {
+  for (int pos = fiber_at(grid, from) + 1; pos < grid.threads; ++pos) {
+    const int j = fiber_at(grid, pos);
     Fiber& f = grid.pool->fiber(j);
     if (f.exited) continue;
     grid.running = j;
@@ -155,9 +165,10 @@ bool run_block(GridRun& grid, uint3 block, bool three_d, std::string& problem) {
   FiberPool& pool = *grid.pool;
   grid.exited = 0;
   for (;;) {
-    int first = 0;
-    while (first < grid.threads && pool.fiber(first).exited) ++first;
-    if (first == grid.threads) return true;
+    int pos = 0;
+    while (pos < grid.threads && pool.fiber(fiber_at(grid, pos)).exited) ++pos;
+    if (pos == grid.threads) return true;
+    const int first = fiber_at(grid, pos);
     grid.waiting = 0;
     grid.mixed_sites = false;
     grid.predicates = 0;
@@ -209,6 +220,22 @@ int block_thread_count() {
   return grid->threads;
 }
 
+void* shared_array_storage(std::size_t bytes, const char* name, const char* element_type,
+                           std::size_t element_size) {
+  Runtime& rt = Runtime::get();
+  void* p = rt.memory().allocate(bytes);
+  if (p == nullptr) {
+    char message[160];
+    std::snprintf(message, sizeof message, "no host memory for __shared__ %s (%zu bytes)", name, bytes);
+    rt.die(message);
+  }
+  std::string label = std::string("__shared__ ") + name;
+  rt.memory().name(p, label.c_str(), element_type, element_size);
+  return p;
+}
+
+void release_shared_array(void* p) { Runtime::get().memory().release(p); }
+
 void* dynamic_shared_base() {
   if (current_grid == nullptr) used_outside_kernel("extern __shared__ memory");
   return current_grid->dynamic_shared;
@@ -232,6 +259,22 @@ struct FirstFailure {
   }
 };
 
+// Red-zone accesses of all workers: the count and the first in schedule order.
+struct StrayAccesses {
+  std::mutex mu;
+  unsigned long long count = 0;
+  unsigned long long key = ~0ull;
+  std::string first;
+
+  void offer(const FaultTrap& trap) {
+    std::lock_guard<std::mutex> lock(mu);
+    count += trap.stray_count;
+    if (trap.stray_count == 0 || trap.stray_key >= key) return;
+    key = trap.stray_key;
+    first = trap.stray_message;
+  }
+};
+
 struct GridJob {
   LaunchShape shape;
   void (*body)(void*) = nullptr;
@@ -240,7 +283,9 @@ struct GridJob {
   std::uint64_t blocks = 0;
   int workers = 1;
   bool three_d = false;
+  bool reverse = false;
   FirstFailure failure;
+  StrayAccesses strays;
 };
 
 void run_worker(GridJob& job, Runtime& rt, int w) {
@@ -265,6 +310,7 @@ void run_worker(GridJob& job, Runtime& rt, int w) {
   grid.args = job.args;
   grid.threads = job.threads;
   grid.dynamic_shared = rt.dynamic_shared(w);
+  grid.reverse = job.reverse;
   current_grid = &grid;
   FaultTrap trap;
   std::string problem;  // declared before sigsetjmp: a jump back must not skip its destructor
@@ -295,6 +341,7 @@ void run_worker(GridJob& job, Runtime& rt, int w) {
   }
   current_fault_trap = nullptr;
   current_grid = nullptr;
+  job.strays.offer(trap);
 }
 
 // Worker threads for a launch: CUDACPU_THREADS when set, else one per core
@@ -304,6 +351,11 @@ int worker_count(std::uint64_t blocks) {
   if (const char* env = std::getenv("CUDACPU_THREADS")) n = std::strtol(env, nullptr, 10);
   n = std::clamp(n, 1L, 8L);
   return static_cast<int>(std::min<std::uint64_t>(static_cast<std::uint64_t>(n), blocks));
+}
+
+bool reverse_schedule() {
+  const char* env = std::getenv("CUDACPU_SCHEDULE");
+  return env == nullptr || std::strcmp(env, "forward") != 0;
 }
 
 }  // namespace
@@ -331,6 +383,7 @@ void run_grid(const LaunchShape& shape, void (*body)(void*), void* args) {
   job.blocks = std::uint64_t(g.x) * g.y * g.z;
   job.workers = worker_count(job.blocks);
   job.three_d = b.z > 1 || g.z > 1;
+  job.reverse = reverse_schedule();
   if (!rt.prepare_workers(job.workers, shape.dynamic_shared)) {
     rt.fail(cudaErrorMemoryAllocation, "no memory for " + std::to_string(shape.dynamic_shared) +
                                            " bytes of dynamic shared memory per worker");
@@ -346,6 +399,8 @@ void run_grid(const LaunchShape& shape, void (*body)(void*), void* args) {
     return;
   }
   for (std::thread& t : threads) t.join();
+  rt.memory().close_zones();
+  if (job.strays.count > 0) rt.note_stray_access(job.strays.first);
   if (job.failure.block.load() == UINT64_MAX) return;
   if (job.failure.fault) rt.die(job.failure.message.c_str());
   rt.fail_sticky(cudaErrorLaunchFailure, job.failure.message);

@@ -179,4 +179,6 @@ void set_fatal_hook(FatalHook hook, void* user) { Runtime::get().set_fatal_hook(
 
 const char* last_error_detail() { return Runtime::get().detail().c_str(); }
 
+std::string take_out_of_bounds_report() { return Runtime::get().take_stray_access(); }
+
 }  // namespace cudacpu

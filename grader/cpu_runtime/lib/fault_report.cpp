@@ -83,7 +83,41 @@ void describe_address(char* out, std::size_t n, const char* kind, const void* ad
                   static_cast<std::size_t>(value));
 }
 
+// Position of the current GPU thread in a serial run's order.
+unsigned long long schedule_key(const ThreadContext& t) {
+  const unsigned long long block =
+      (static_cast<unsigned long long>(t.block_idx.z) * t.grid_dim.y + t.block_idx.y) * t.grid_dim.x + t.block_idx.x;
+  const unsigned long long thread =
+      (static_cast<unsigned long long>(t.thread_idx.z) * t.block_dim.y + t.thread_idx.y) * t.block_dim.x +
+      t.thread_idx.x;
+  return block * (static_cast<unsigned long long>(t.block_dim.x) * t.block_dim.y * t.block_dim.z) + thread;
+}
+
+// A kernel's access to a red zone: note it in the worker's trap and let it complete.
+bool record_stray_access(int sig, siginfo_t* info, void* uctx) {
+  FaultTrap* trap = current_fault_trap;
+  if ((sig != SIGSEGV && sig != SIGBUS) || trap == nullptr || current_thread == nullptr) return false;
+  // Shared memory is different: a GPU stops a kernel that leaves the block's
+  // shared window, so an overrun of a shared array stays fatal here.
+  const Allocation* a = Runtime::get().memory().mapping_of(info->si_addr);
+  if (a == nullptr || std::strncmp(a->name, "__shared__", 10) == 0 ||
+      std::strcmp(a->name, "dynamic shared memory") == 0)
+    return false;
+  if (!Runtime::get().memory().open_zone_page(info->si_addr)) return false;
+  ++trap->stray_count;
+  const unsigned long long key = schedule_key(*current_thread);
+  if (key < trap->stray_key) {
+    char what[400], who[160];
+    describe_address(what, sizeof what, access_kind(uctx), info->si_addr, info->si_code);
+    put_who(who, sizeof who);
+    std::snprintf(trap->stray_message, sizeof trap->stray_message, "%s%s", what, who);
+    trap->stray_key = key;
+  }
+  return true;  // the access runs again, now on an open page
+}
+
 void on_fault(int sig, siginfo_t* info, void* uctx) {
+  if (record_stray_access(sig, info, uctx)) return;
   char what[400], who[160], message[600];
   switch (sig) {
     case SIGSEGV:

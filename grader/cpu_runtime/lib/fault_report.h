@@ -1,5 +1,7 @@
 // Turns a fault inside a kernel (SIGSEGV on a guard page, SIGFPE, ...) into
-// a message naming the buffer, the index and the GPU thread. A fault on a
+// a message naming the buffer, the index and the GPU thread. An access to a
+// device allocation's red zone by kernel code is recorded in the worker's
+// trap and then allowed to complete (device_memory.h); any other fault on a
 // worker thread that has a trap armed goes back to the worker (see
 // block_scheduler.cpp); any other ends the process with
 // cudacpu::kFaultExitCode, like a sticky illegal-address error.
@@ -31,6 +33,11 @@ class AltSignalStack {
 struct FaultTrap {
   sigjmp_buf jump;
   char message[640];
+  // Red-zone accesses: how many faulted, and the first in schedule order
+  // (lowest block, then lowest thread), which a serial run would meet first.
+  unsigned long long stray_count = 0;
+  unsigned long long stray_key = ~0ull;
+  char stray_message[640] = {0};
 };
 // Armed (non-null) while a worker runs a block.
 extern __thread FaultTrap* current_fault_trap;

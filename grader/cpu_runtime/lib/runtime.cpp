@@ -34,6 +34,16 @@ cudaError_t Runtime::fail_sticky(cudaError_t err, std::string detail) {
   return err;
 }
 
+void Runtime::note_stray_access(const std::string& first) {
+  if (stray_first_.empty()) stray_first_ = first;
+}
+
+std::string Runtime::take_stray_access() {
+  std::string text;
+  text.swap(stray_first_);
+  return text;
+}
+
 cudaError_t Runtime::take_last_error() {
   const cudaError_t err = peek_last_error();
   last_ = cudaSuccess;

@@ -41,6 +41,11 @@ class Runtime {
 
   DeviceMemory& memory() { return memory_; }
 
+  // Out-of-bounds accesses that kernels made into red zones and went on
+  // from (device_memory.h): the first one's description since the last take.
+  void note_stray_access(const std::string& first);
+  std::string take_stray_access();
+
   // What each OS thread running blocks (a worker) owns: its fibers and its
   // dynamic shared memory (guard-paged like device memory). Kept across
   // launches. False when memory ran out.
@@ -65,6 +70,7 @@ class Runtime {
   cudaError_t sticky_ = cudaSuccess;
   bool sticky_seen_ = false;
   std::string detail_;
+  std::string stray_first_;
   DeviceMemory memory_;
   struct WorkerResources {
     std::unique_ptr<FiberPool> pool;

@@ -17,6 +17,20 @@ double gamma_k(int k) {
   return ku < 1 ? ku / (1 - ku) : std::numeric_limits<double>::infinity();
 }
 
+RunDifference differing_elements(int m, int n, int k, const float* x, const float* y, const double* abs_ab,
+                                 double factor) {
+  RunDifference d;
+  const double g = factor * gamma_k(k);
+  const std::size_t total = static_cast<std::size_t>(m) * static_cast<std::size_t>(n);
+  for (std::size_t i = 0; i < total; ++i) {
+    if (x[i] == y[i] || (std::isnan(x[i]) && std::isnan(y[i]))) continue;
+    // Written so that a NaN in only one of them differs.
+    if (std::fabs(double(x[i]) - double(y[i])) <= g * abs_ab[i]) continue;
+    if (d.count++ == 0) d.first = i;
+  }
+  return d;
+}
+
 Comparison compare(const CompareInput& in) {
   if (in.m < 0 || in.n < 0 || in.k < 0)
     throw std::invalid_argument("compare: negative size m=" + std::to_string(in.m) +

@@ -25,6 +25,16 @@ struct CompareInput {
 
 Comparison compare(const CompareInput& in);
 
+// Two runs of the same kernel on the same inputs: the elements that differ by
+// more than a change of summation order could explain (factor * gamma_k *
+// (|A||B|)_ij); a NaN in both counts as the same. The CPU backend's race check.
+struct RunDifference {
+  std::size_t count = 0;
+  std::size_t first = 0;  // row-major index of the first differing element
+};
+RunDifference differing_elements(int m, int n, int k, const float* x, const float* y, const double* abs_ab,
+                                 double factor);
+
 // Host reference GEMM in FP64 (multi-threaded); fills c64 and abs_ab. For the
 // CPU backend and small cases.
 void host_oracle(int m, int n, int k, const float* a, const float* b,

@@ -95,8 +95,10 @@ class Rewriter {
   }
 
   // `__shared__` becomes `static thread_local` (blocks run on several worker
-  // threads, one block at a time each); `extern __shared__ T name[];` becomes
-  // a pointer to the block's dynamic shared memory.
+  // threads, one block at a time each); an array declared in a kernel
+  // (`__shared__ T name[N]...;`) gets bounds-checked storage instead;
+  // `extern __shared__ T name[];` becomes a pointer to the block's dynamic
+  // shared memory.
   void shared(std::size_t i) {
     const Token& t = toks_[i];
     if (i > 0 && is(i - 1, "extern")) {
@@ -104,7 +106,45 @@ class Rewriter {
       return;
     }
     const bool already_static = (i > 0 && is(i - 1, "static")) || is(i + 1, "static");
+    if (!already_static && depth_ > 0 && guarded_shared_array(i)) return;
     edits_.push_back({t.offset, t.length, already_static ? "thread_local" : "static thread_local"});
+  }
+
+  // `__shared__ T name[N]...;` in a function: a reference to a per-worker
+  // device allocation (cudacpu::detail::SharedArray), whose red zone catches
+  // an index past the end. False (nothing edited) for any other form: several
+  // declarators, an initializer, alignment attributes, a scalar.
+  bool guarded_shared_array(std::size_t i) {
+    std::size_t j = i + 1, first_bracket = 0;
+    int depth = 0;
+    for (; j < toks_.size() && !(depth == 0 && is(j, ";")); ++j) {
+      const std::string s = text(j);
+      if (s == "{" || s == "}" || s == "=" || s == "(" || s == "__align__" || s == "alignas" ||
+          s == "__attribute__" || toks_[j].in_directive || (depth == 0 && s == ","))
+        return false;
+      if (s == "[") {
+        if (depth == 0 && first_bracket == 0) first_bracket = j;
+        ++depth;
+      } else if (s == "]") {
+        --depth;
+      } else if (depth == 0 && first_bracket != 0) {
+        return false;  // something after the dimensions
+      }
+    }
+    if (j >= toks_.size() || first_bracket < i + 3 || !is(j - 1, "]") ||
+        toks_[first_bracket - 1].kind != TokenKind::Identifier)
+      return false;
+    std::string type;
+    for (std::size_t k = i + 1; k + 1 < first_bracket; ++k) type += (type.empty() ? "" : " ") + text(k);
+    const std::string name = text(first_bracket - 1);
+    const std::size_t dims_begin = toks_[first_bracket].offset;
+    const std::string dims = src_.substr(dims_begin, toks_[j - 1].offset + toks_[j - 1].length - dims_begin);
+    const std::string storage = name + "_cudacpu_shared_";
+    const std::string repl = "static thread_local ::cudacpu::detail::SharedArray<" + type + " " + dims + "> " +
+                             storage + "; " + type + " (&" + name + ")" + dims + " = " + storage + ".get(\"" +
+                             name + "\");";
+    edit_keeping_lines(toks_[i].offset, toks_[j].offset + toks_[j].length - toks_[i].offset, repl);
+    return true;
   }
 
   void dynamic_shared(std::size_t i) {

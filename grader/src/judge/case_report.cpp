@@ -8,6 +8,14 @@
 
 namespace sg {
 
+const char* const kOutOfBoundsHint =
+    "an out-of-bounds access: check the boundary conditions of every load into shared memory and of the store to C";
+const char* const kRaceHint =
+    "a shared-memory race: a missing __syncthreads (the first barrier, after the loads, keeps threads from reading "
+    "tile entries not loaded yet; the second, after the partial sums, stops the next phase overwriting tiles still "
+    "being read)";
+
+
 namespace {
 
 TestResult base_test(const std::string& name, const char* kind, Visibility v, double max_score, int m, int k, int n) {
@@ -109,6 +117,14 @@ void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differ
     if (differs_between_runs) t.detail += "the output changed between two runs on the same inputs\n";
   }
   t.comparison = std::move(cmp);
+}
+
+void note_out_of_bounds(TestResult& t, const std::string& access) {
+  if (t.status == Status::Passed) t.verdict += ", but with an out-of-bounds access (see the details)";
+  t.detail += "out-of-bounds access: " + access +
+              "\n(the kernel went on, as it would on a GPU: such a read gives garbage and such a write lands in "
+              "memory that is not C; the sanitizer check takes points for it)\n";
+  t.diagnoses.push_back(kOutOfBoundsHint);
 }
 
 }  // namespace sg

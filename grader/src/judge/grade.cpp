@@ -1,7 +1,6 @@
 #include "judge/grade.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -14,6 +13,7 @@
 #include <fstream>
 #include <future>
 #include <sstream>
+#include <map>
 #include <memory>
 #include <regex>
 #include <stdexcept>
@@ -24,6 +24,8 @@
 #include "cpubuild/cpu_build.h"
 #include "cpubuild/source_structure.h"
 #include "judge/case_report.h"
+#include "judge/cpu_sanitizer.h"
+#include "judge/device_lock.h"
 #include "judge/gpu_oracle.h"
 #include "judge/inputs.h"
 #include "judge/runner_session.h"
@@ -92,28 +94,6 @@ class WorkDir {
   bool keep_;
 };
 
-// Holds a flock on the shared GPU's lock file while it lives. Several grade
-// processes share a GPU: untimed work (correctness cases, the sanitizer)
-// holds it shared, timed work exclusive, so nothing runs beside a timing.
-class DeviceLock {
- public:
-  DeviceLock(const std::string& path, bool exclusive) {
-    if (path.empty()) return;
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw std::runtime_error("cannot open the GPU lock " + path + ": " + std::strerror(errno));
-    while (::flock(fd_, exclusive ? LOCK_EX : LOCK_SH) != 0)
-      if (errno != EINTR) throw std::runtime_error("cannot lock " + path + ": " + std::strerror(errno));
-  }
-  ~DeviceLock() {
-    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
-  }
-  DeviceLock(const DeviceLock&) = delete;
-  DeviceLock& operator=(const DeviceLock&) = delete;
-
- private:
-  int fd_ = -1;
-};
-
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream s;
@@ -147,6 +127,11 @@ std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
   return tool + ": " + r.exit.describe() + "\n" + out;
 }
 
+struct PreparedCase {
+  CaseInputs in;
+  std::vector<double> c64, abs_ab;
+};
+
 class Grader {
  public:
   Grader(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths)
@@ -167,6 +152,12 @@ class Grader {
   void run_sanitizers();
   void finish_sanitizers();
   void run_case(const Case& c, std::size_t corr_index, std::optional<std::size_t> perf_index);
+  // Why a case cannot run on this GPU (too little memory), or empty.
+  std::string too_big(const Case& c) const;
+  // A case's inputs and FP64 oracle result; made ahead for the performance
+  // cases so that the exclusive hold on a shared GPU covers only the timing.
+  PreparedCase prepare(const Case& c) const;
+  PreparedCase take_prepared(const Case& c);
   void diagnose_across_cases();
   TestResult* find(const std::string& name);
 
@@ -179,11 +170,13 @@ class Grader {
   std::string ptx_;
   DeviceDescription device_;
   std::unique_ptr<GpuOracle> oracle_;
+  RunnerConfig runner_config_;  // how this grading's runners are started
   std::unique_ptr<RunnerSession> session_;
   std::vector<SanitizerRun> sanitizers_;
   // The runner's --selftest exits with 100 + token % 100 only after its launch completed.
   unsigned selftest_token_ = static_cast<unsigned>(secret_seed() % 100000);
   std::vector<SizeOutcome> outcomes_;
+  std::map<std::string, PreparedCase> prepared_;  // by case name
 };
 
 TestResult* Grader::find(const std::string& name) {
@@ -320,8 +313,9 @@ void Grader::run_sanitizers() {
     TestResult* t = find(c.name);
     if (!t) continue;
     if (r_.backend != "gpu") {
-      mark_not_run(*t, "not run on the CPU backend (its bounds checks run on every case instead)", Status::Skipped);
-      t->max_score = 0;
+      log("sanitizer (CPU backend: red zones and reversed thread order)");
+      cpu_sanitizer_check(c, runner_config_, work_.sub("logs/" + c.name), r_.seed, *t);
+      t->score = t->status == Status::Passed ? t->max_score : 0;
       continue;
     }
     if (paths_.compute_sanitizer.empty()) {
@@ -344,6 +338,7 @@ void Grader::run_sanitizers() {
       // One contained child at a time (the sandbox sweeps every descendant
       // when a child ends), so the two tools run one after the other.
       log("sanitizer " + std::string(tool));
+      DeviceLock shared(opts_.gpu_lock, false);
       sanitizers_.push_back({c.name + ":" + tool, run_tool(argv, scrubbed_environment(work_.sub("scratch")),
                                                            work_.sub("scratch"), out, c.timeout_s, true, kLogCap,
                                                            false)});
@@ -365,6 +360,7 @@ void Grader::finish_sanitizers() {
       t->verdict = clean ? "compute-sanitizer memcheck and racecheck found no errors" : "";
     }
     if (!clean) {
+      if (t->status == Status::Passed) t->verdict.clear();  // the first tool's "no errors" no longer holds
       t->status = Status::Failed;
       std::string what = !run.started ? "could not start: " + run.start_error
                          : run.exit.timed_out ? "timed out"
@@ -374,12 +370,7 @@ void Grader::finish_sanitizers() {
                              : "the program failed (" + run.exit.describe() + ")";
       t->verdict += std::string(t->verdict.empty() ? "" : "; ") + tool + " " + what;
       t->detail += sanitizer_summary(tool, run);
-      if (tool == "racecheck")
-        t->diagnoses.push_back("a shared-memory race: a missing __syncthreads (the second barrier, after the "
-                               "partial sums, stops the next phase overwriting tiles still being read)");
-      else
-        t->diagnoses.push_back("an out-of-bounds or misaligned memory access: check the boundary conditions of "
-                               "every load into shared memory and of the store to C");
+      t->diagnoses.push_back(tool == "racecheck" ? kRaceHint : kOutOfBoundsHint);
     }
     t->score = t->status == Status::Passed ? t->max_score : 0;
   }
@@ -387,16 +378,43 @@ void Grader::finish_sanitizers() {
   // a kernel that computes something right.
   bool any_correct = false;
   for (const auto& t : r_.tests) any_correct |= (t.kind == "correctness" && t.status == Status::Passed);
-  for (const auto& s : sanitizers_) {
-    TestResult* t = find(s.tool.substr(0, s.tool.find(':')));
+  for (const Check& c : suite_.checks) {
+    TestResult* t = c.kind == CheckKind::Sanitizer ? find(c.name) : nullptr;
     if (t && t->status == Status::Passed && !any_correct) {
       t->status = Status::Failed;
       t->score = 0;
-      t->verdict = "no points: compute-sanitizer found nothing, but no correctness case passed "
+      t->verdict = "no points: the sanitizer found nothing, but no correctness case passed "
                    "(a kernel that does no work is trivially clean)";
     }
   }
   sanitizers_.clear();
+}
+
+std::string Grader::too_big(const Case& c) const {
+  if (r_.backend != "gpu") return "";
+  const double mk = double(c.m) * c.k, kn = double(c.k) * c.n, mn = double(c.m) * c.n;
+  const double runner_bytes = 4 * (mk + kn + 2 * mn) + 256.0 * (1 << 20);
+  const double oracle_bytes = 8 * 2 * (mk + kn) + 8 * mn;
+  const double need = runner_bytes + oracle_bytes;
+  if (device_.free_bytes == 0 || need <= 0.9 * double(device_.free_bytes)) return "";
+  return "not run: the case needs about " + gib(need) + " of GPU memory and the GPU has " +
+         gib(double(device_.free_bytes)) + " free";
+}
+
+PreparedCase Grader::prepare(const Case& c) const {
+  PreparedCase p;
+  p.in = make_inputs(c, r_.seed);
+  if (oracle_) oracle_->oracle(c.m, c.n, c.k, p.in.a.data(), p.in.b.data(), p.c64, p.abs_ab);
+  else host_oracle(c.m, c.n, c.k, p.in.a.data(), p.in.b.data(), p.c64, p.abs_ab);
+  return p;
+}
+
+PreparedCase Grader::take_prepared(const Case& c) {
+  auto it = prepared_.find(c.name);
+  if (it == prepared_.end()) return prepare(c);
+  PreparedCase p = std::move(it->second);
+  prepared_.erase(it);
+  return p;
 }
 
 void Grader::run_case(const Case& c, std::size_t ci, std::optional<std::size_t> pi) {
@@ -412,23 +430,15 @@ void Grader::run_case(const Case& c, std::size_t ci, std::optional<std::size_t> 
     }
     return;
   }
-  if (r_.backend == "gpu") {
-    const double mk = double(c.m) * c.k, kn = double(c.k) * c.n, mn = double(c.m) * c.n;
-    const double runner_bytes = 4 * (mk + kn + 2 * mn) + 256.0 * (1 << 20);
-    const double oracle_bytes = 8 * 2 * (mk + kn) + 8 * mn;
-    const double need = runner_bytes + oracle_bytes;
-    if (device_.free_bytes > 0 && need > 0.9 * double(device_.free_bytes)) {
-      std::string why = "not run: the case needs about " + gib(need) + " of GPU memory and the GPU has " +
-                        gib(double(device_.free_bytes)) + " free";
-      mark_not_run(t, why, Status::Skipped);
-      if (pi) mark_not_run(r_.tests[*pi], why, Status::Skipped);
-      return;
-    }
+  if (const std::string why = too_big(c); !why.empty()) {
+    mark_not_run(t, why, Status::Skipped);
+    if (pi) mark_not_run(r_.tests[*pi], why, Status::Skipped);
+    return;
   }
-  const CaseInputs in = make_inputs(c, r_.seed);
-  std::vector<double> c64, abs_ab;
-  if (oracle_) oracle_->oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
-  else host_oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
+  const PreparedCase prepared = take_prepared(c);
+  const CaseInputs& in = prepared.in;
+  const std::vector<double>& c64 = prepared.c64;
+  const std::vector<double>& abs_ab = prepared.abs_ab;
 
   const int samples = (pi && r_.backend == "gpu") ? c.performance.samples : 0;
   const int warmups = samples ? c.performance.warmups : 0;
@@ -452,14 +462,16 @@ void Grader::run_case(const Case& c, std::size_t ci, std::optional<std::size_t> 
   ci_in.exact = c.exact;
   Comparison cmp = compare(ci_in);
   bool differs = false;
-  if (cmp.wrong > 0 && double(c.m) * c.n * c.k <= 2e9) {
-    // Run the same inputs again: an output that moves is a race, not a formula bug.
+  if (cmp.wrong > 0 && r_.backend == "gpu" && double(c.m) * c.n * c.k <= 2e9) {
+    // Run the same inputs again: an output that moves is a race, not a formula
+    // bug. (The CPU backend's schedule is fixed: its output never moves.)
     CaseOutcome again = session_->run(c.m, c.k, c.n, 0, 0, in.a, in.b, timeout);
     if (again.kind == CaseOutcome::Kind::Ok)
       differs = std::memcmp(again.reply.c.data(), out.reply.c.data(), sizeof(float) * out.reply.c.size()) != 0;
   }
   const bool correct = cmp.wrong == 0;
   record_comparison(t, c, std::move(cmp), differs);
+  if (!out.reply.message.empty()) note_out_of_bounds(t, out.reply.message);
   outcomes_.push_back({c.m, c.k, c.n, correct});
   t.seconds = seconds_since(t0);
   if (!pi) return;
@@ -514,6 +526,11 @@ void Grader::diagnose_across_cases() {
 
 GradeResult Grader::run() {
   const auto t0 = Clock::now();
+  auto phase_start = t0;
+  auto end_phase = [&](const char* name) {
+    r_.phase_seconds.emplace_back(name, seconds_since(phase_start));
+    phase_start = Clock::now();
+  };
   LocatedSubmission sub = locate_submission(opts_.submission);  // throws UsageError
   r_.submission = opts_.submission;
   r_.student = opts_.student.empty() ? fs::path(opts_.submission).filename().string() : opts_.student;
@@ -531,6 +548,7 @@ GradeResult Grader::run() {
   r_.backend = backend;
   r_.device = backend == "gpu" ? device_.name + " (" + device_.arch() + ")" : "host CPU (correctness only)";
   add_all_tests();
+  end_phase("setup");
 
   if (!sub.problem.empty()) {
     fail_all("invalid submission", sub.problem);
@@ -548,8 +566,9 @@ GradeResult Grader::run() {
     return r_;
   }
   structure_check(ptx_);
+  end_phase("build");
 
-  RunnerConfig rc;
+  RunnerConfig& rc = runner_config_;
   rc.argv = {runner_};
   rc.env = scrubbed_environment(work_.sub("scratch"));
   rc.scratch_dir = work_.sub("scratch");
@@ -561,16 +580,27 @@ GradeResult Grader::run() {
   rc.pid_namespace = r_.backend != "gpu";
   session_ = std::make_unique<RunnerSession>(rc);
 
-  // Correctness cases, then the sanitizer, then the performance cases.
-  std::optional<DeviceLock> gpu;
-  gpu.emplace(opts_.gpu_lock, false);
+  // Correctness cases, then the sanitizer, then the performance cases. On a
+  // shared GPU each untimed step holds the GPU shared, the timed cases hold
+  // it exclusive from the first to the last.
+  std::optional<DeviceLock> timing;
   for (int pass = 0; pass < 2; ++pass) {
     if (pass == 1) {
+      end_phase("correctness");
       session_->stop();  // the sandbox runs one contained child at a time
       run_sanitizers();
       finish_sanitizers();
-      gpu.reset();
-      gpu.emplace(opts_.gpu_lock, true);
+      end_phase("sanitizer");
+      if (r_.backend == "gpu") {
+        DeviceLock shared(opts_.gpu_lock, false);
+        for (const Case& c : suite_.cases)
+          if (c.has_performance && wanted(c.visibility) && too_big(c).empty()) prepared_.emplace(c.name, prepare(c));
+        std::string ignored;  // a runner that cannot start fails its first case, with the reason
+        if (!prepared_.empty()) session_->start(ignored);  // its CUDA start-up overlaps the wait below
+      }
+      end_phase("prepare");
+      timing.emplace(opts_.gpu_lock, true);
+      end_phase("gpu_wait");
     }
     for (const Case& c : suite_.cases) {
       if (!wanted(c.visibility) || c.has_performance != (pass == 1)) continue;
@@ -578,10 +608,14 @@ GradeResult Grader::run() {
       while (r_.tests[ci].name != c.name) ++ci;
       std::optional<std::size_t> pi;
       if (c.has_performance) pi = ci + 1;
+      std::optional<DeviceLock> shared;
+      if (pass == 0) shared.emplace(opts_.gpu_lock, false);
       run_case(c, ci, pi);
     }
   }
+  timing.reset();  // the timings are done: let the next grading's timing start
   session_->stop();
+  end_phase("performance");
   r_.student_output = session_->captured_output(kLogCap);
   session_.reset();
   kill_all_descendants();

@@ -39,6 +39,9 @@ class RunnerSession {
 
   CaseOutcome run(int m, int k, int n, int samples, int warmups, const std::vector<float>& a,
                   const std::vector<float>& b, double timeout_s);
+  // Starts a runner now if none is running (run() would start it anyway);
+  // false with the reason when it cannot be started.
+  bool start(std::string& error) { return ensure_started(error); }
   // Ends the current runner (if any) and every process it started.
   void stop();
   // Output captured from every runner started so far, capped and sanitised.

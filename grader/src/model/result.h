@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/suite.h"
@@ -79,6 +80,11 @@ struct GradeResult {
   std::vector<TestResult> tests;
   double execution_time = 0;  // seconds, whole grading
   double compile_time = 0;    // seconds spent compiling and linking
+  // Where the grading's wall time went, in order: "setup", "build",
+  // "correctness", "sanitizer", "prepare" (inputs and oracle of the timed
+  // cases), "gpu_wait" (waiting for exclusive use of a shared GPU),
+  // "performance". For batch throughput work; reports show only the total.
+  std::vector<std::pair<std::string, double>> phase_seconds;
   std::optional<double> leaderboard_gflops;  // best correct, plausible GFLOP/s
 
   double score() const { double s = 0; for (const auto& t : tests) s += t.score; return s; }

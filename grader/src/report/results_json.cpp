@@ -160,6 +160,9 @@ std::string results_json(const GradeResult& r) {
       {"max_score", r.max_score()},
       {"compile_time", number_or_word(r.compile_time)},
       {"tests", extra_tests}};
+  Json phases = Json::object();
+  for (const auto& [phase, seconds] : r.phase_seconds) phases[phase] = number_or_word(seconds);
+  root["extra_data"]["phase_seconds"] = phases;
   // The text above is already clean UTF-8; `replace` is the second line of defence.
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

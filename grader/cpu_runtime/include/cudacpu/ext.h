@@ -3,6 +3,7 @@
 // protocol, and the detail behind the last error.
 #pragma once
 #include <cstddef>
+#include <string>
 
 namespace cudacpu {
 
@@ -24,5 +25,12 @@ void set_fatal_hook(FatalHook hook, void* user);
 // e.g. "grid (0, 1, 1) has a zero dimension" or the barrier that was reached
 // by only part of a block. Not cleared by cudaGetLastError.
 const char* last_error_detail();
+
+// The first out-of-bounds access that kernels made just past (or before) a
+// device allocation since the last call, e.g. "out-of-bounds read of B at
+// index 740 (allocation of 740 floats) by thread (0,5) of block (0,0)"; empty
+// when there was none. Such accesses do not stop a kernel (reads give garbage,
+// writes are lost), as on a GPU; compute-sanitizer's memcheck would name them.
+std::string take_out_of_bounds_report();
 
 }  // namespace cudacpu

@@ -5,6 +5,7 @@
 // which converts the arguments to the kernel's parameter types (as a call
 // would), then runs the whole grid before returning.
 #pragma once
+#include <type_traits>
 #include <cstddef>
 #include <tuple>
 #include <utility>
@@ -25,6 +26,44 @@ void run_grid(const LaunchShape& shape, void (*body)(void*), void* args);
 
 // Base of the running block's dynamic shared memory (`extern __shared__`).
 void* dynamic_shared_base();
+
+// Storage of one `__shared__` array for the calling worker thread: a device
+// allocation (zeroed, with red zones) named "__shared__ NAME", so that an
+// overrun is reported like one of A, B or C. Freed by release_shared_array.
+void* shared_array_storage(std::size_t bytes, const char* name, const char* element_type,
+                           std::size_t element_size);
+void release_shared_array(void* p);
+
+template <typename E>
+constexpr const char* element_name() {
+  return std::is_same_v<E, float> ? "float" : std::is_same_v<E, double> ? "double" : std::is_same_v<E, int> ? "int"
+                                                                                                             : "";
+}
+
+// What the rewriter turns `__shared__ T name[N]...;` inside a kernel into:
+// one per worker thread (thread_local), created on the thread's first use,
+// so each block a worker runs finds it there, as on a GPU.
+template <typename T>
+class SharedArray {
+ public:
+  SharedArray() = default;
+  SharedArray(const SharedArray&) = delete;
+  SharedArray& operator=(const SharedArray&) = delete;
+  ~SharedArray() {
+    if (p_ != nullptr) release_shared_array(p_);
+  }
+  T& get(const char* name) {
+    if (p_ == nullptr) {
+      using E = std::remove_cv_t<std::remove_all_extents_t<T>>;
+      constexpr bool named = element_name<E>()[0] != '\0';
+      p_ = static_cast<T*>(shared_array_storage(sizeof(T), name, element_name<E>(), named ? sizeof(E) : 0));
+    }
+    return *p_;
+  }
+
+ private:
+  T* p_ = nullptr;
+};
 
 }  // namespace cudacpu::detail
 

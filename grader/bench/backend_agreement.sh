@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Do the CPU and GPU backends reach the same verdicts? Grades every sample
+# submission (grader/samples/*/*) with both backends through `grade batch`
+# and compares, test by test, the verdicts the CPU backend can give (every
+# correctness case except the performance cases, and the checks). A benchmark
+# of the kit, not a test: it needs a GPU. From the repository root after make:
+#   grader/bench/backend_agreement.sh [SUITE=testcases/default.yaml]
+# Environment: GRADE (default build/grade), OUT (where to keep the table and
+# both batches' gradebooks; default a temporary folder).
+set -euo pipefail
+SUITE=${1:-testcases/default.yaml}
+GRADE=${GRADE:-build/grade}
+[[ -x $GRADE ]] || { echo "backend_agreement: $GRADE not found; run make first" >&2; exit 2; }
+WORK=$(mktemp -d /tmp/sg-agree-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+DEST=${OUT:-$WORK}
+mkdir -p "$DEST"
+
+for k in grader/samples/*/*/kernel.cu; do
+  d=$(dirname "$k")
+  mkdir -p "$WORK/class/$(basename "$(dirname "$d")")-$(basename "$d")"
+  cp "$k" "$WORK/class/$(basename "$(dirname "$d")")-$(basename "$d")/kernel.cu"
+done
+for b in gpu cpu; do
+  "$GRADE" batch "$WORK/class" --out "$WORK/$b" --suite "$SUITE" --backend "$b" --seed 1 --quiet \
+    > "$DEST/batch-$b.log" 2>&1 || { echo "backend_agreement: the $b batch failed:"; tail -20 "$DEST/batch-$b.log"; exit 1; }
+  cp "$WORK/$b/gradebook.csv" "$DEST/gradebook-$b.csv"
+done
+
+python3 - "$WORK" "$DEST/agreement.txt" <<'PY'
+import json, pathlib, sys
+work, table = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+lines = [f"{'sample':<34} {'gpu':>6} {'cpu':>6} {'agree':>7}  disagreements (gpu/cpu)"]
+total = agreed = 0
+for sub in sorted((work / "class").iterdir()):
+    res = {}
+    for b in ("gpu", "cpu"):
+        f = work / b / sub.name / "results.json"
+        res[b] = json.loads(f.read_text()) if f.exists() else None
+    if not res["gpu"] or not res["cpu"]:
+        lines.append(f"{sub.name:<34} missing results"); continue
+    status = {b: {t["name"]: t.get("status") for t in res[b]["tests"]} for b in res}
+    cmp = [n for n, s in status["cpu"].items() if s in ("passed", "failed") and status["gpu"].get(n) in ("passed", "failed")]
+    diff = [f"{n}({status['gpu'][n][0]}/{status['cpu'][n][0]})" for n in cmp if status["gpu"][n] != status["cpu"][n]]
+    total += len(cmp); agreed += len(cmp) - len(diff)
+    lines.append(f"{sub.name:<34} {res['gpu']['score']:>6.0f} {res['cpu']['score']:>6.0f} "
+                 f"{len(cmp) - len(diff):>3}/{len(cmp):<3}  {' '.join(diff)}")
+lines.append(f"verdicts compared: {total}, equal: {agreed}, different: {total - agreed}")
+table.write_text("\n".join(lines) + "\n")
+print(table.read_text(), end="")
+PY
