@@ -104,7 +104,7 @@ student:
 	$(MAKE) -C student NVCC=$(NVCC)
 
 test: all
-	@$(BUILD)/grader_tests
+	@grader/tools/run-tests.sh $(BUILD)/grader_tests
 
 grade: $(BUILD)/grade $(RUNNER_OBJS) $(CPU_OBJS)
 	$(BUILD)/grade --out $(OUT) --backend $(BACKEND) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
