@@ -6,7 +6,8 @@
 # of the kit, not a test: it needs a GPU. From the repository root after make:
 #   grader/bench/backend_agreement.sh [SUITE=testcases/default.yaml]
 # Environment: GRADE (default build/grade), OUT (where to keep the table and
-# both batches' gradebooks; default a temporary folder).
+# both batches' gradebooks; default a temporary folder). Takes several
+# minutes: the hostile samples that hang wait out their time limits.
 set -euo pipefail
 SUITE=${1:-testcases/default.yaml}
 GRADE=${GRADE:-build/grade}
