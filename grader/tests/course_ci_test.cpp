@@ -11,30 +11,19 @@
 #include <sstream>
 #include <string>
 
+#include "shell_run.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
+using sg::test::read_file;
+using sg::test::shell_quote;
+using sg::test::run_shell;
+using sg::test::ShellRun;
+
 const fs::path kKit = SG_SOURCE_ROOT;
 const fs::path kGrade = fs::path(SG_BUILD_DIR) / "grade";
-
-std::string sh_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct CiRun {
-  int code = -1;
-  std::string output;
-};
 
 // A private temp folder, removed with the test.
 class TempDir {
@@ -54,16 +43,10 @@ class TempDir {
 };
 
 // Runs the CI script of the real kit with `args`, the CPU backend forced.
-CiRun run_ci(const std::string& args, const fs::path& scratch, int timeout_s) {
-  const fs::path log = scratch / "ci.log";
-  const std::string line = "cd " + sh_quote(kKit.string()) + " && GRADE=" + sh_quote(kGrade.string()) +
-                           " timeout -k 5 " + std::to_string(timeout_s) + " bash grader/ci/course_ci.sh --backend cpu " +
-                           args + " >" + sh_quote(log.string()) + " 2>&1";
-  const int status = std::system(line.c_str());
-  CiRun r;
-  r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.output = read_all(log);
-  return r;
+ShellRun run_ci(const std::string& args, const fs::path& scratch, int timeout_s) {
+  return run_shell("cd " + shell_quote(kKit.string()) + " && GRADE=" + shell_quote(kGrade.string()) +
+                       " bash grader/ci/course_ci.sh --backend cpu " + args,
+                   scratch / "ci.log", timeout_s);
 }
 
 // The table row for `check`: its result word ("PASS"/"FAIL") and note, or "" when absent.
@@ -98,7 +81,7 @@ TEST(CourseCi, KitPassesEveryCheckOnTheCpuBackend) {
   ASSERT_TRUE(fs::exists(kGrade)) << kGrade << " is not built";
   TempDir tmp;
   ASSERT_FALSE(tmp.path().empty());
-  const CiRun r = run_ci("--out " + sh_quote((tmp.path() / "out").string()), tmp.path(), 400);
+  const ShellRun r = run_ci("--out " + shell_quote((tmp.path() / "out").string()), tmp.path(), 400);
   EXPECT_EQ(r.code, 0) << r.output;
 
   std::string note;
@@ -126,8 +109,8 @@ TEST(CourseCi, HandoutCheckPassesOnAnUntouchedCopy) {
   TempDir tmp;
   const fs::path kit = tmp.path() / "kit";
   copy_kit_for_handout(kit);
-  const CiRun r = run_ci("--only handout --root " + sh_quote(kit.string()) + " --out " +
-                             sh_quote((tmp.path() / "out").string()),
+  const ShellRun r = run_ci("--only handout --root " + shell_quote(kit.string()) + " --out " +
+                             shell_quote((tmp.path() / "out").string()),
                          tmp.path(), 120);
   EXPECT_EQ(r.code, 0) << r.output;
   EXPECT_EQ(row_result(r.output, "handout holds no reference code"), "PASS") << r.output;
@@ -138,8 +121,8 @@ TEST(CourseCi, HandoutWithTheReferenceKernelFails) {
   const fs::path kit = tmp.path() / "kit";
   copy_kit_for_handout(kit);
   fs::copy_file(kKit / "reference" / "kernel.cu", kit / "student" / "kernel.cu", fs::copy_options::overwrite_existing);
-  const CiRun r = run_ci("--only handout --root " + sh_quote(kit.string()) + " --out " +
-                             sh_quote((tmp.path() / "out").string()),
+  const ShellRun r = run_ci("--only handout --root " + shell_quote(kit.string()) + " --out " +
+                             shell_quote((tmp.path() / "out").string()),
                          tmp.path(), 120);
   EXPECT_NE(r.code, 0) << r.output;
   std::string note;
@@ -157,8 +140,8 @@ TEST(CourseCi, StudentFileLeftOutOfTheHandoutFails) {
   const fs::path kit = tmp.path() / "kit";
   copy_kit_for_handout(kit);
   std::ofstream(kit / "student" / "hints.md") << "a file the handout target does not pack\n";
-  const CiRun r = run_ci("--only handout --root " + sh_quote(kit.string()) + " --out " +
-                             sh_quote((tmp.path() / "out").string()),
+  const ShellRun r = run_ci("--only handout --root " + shell_quote(kit.string()) + " --out " +
+                             shell_quote((tmp.path() / "out").string()),
                          tmp.path(), 120);
   EXPECT_NE(r.code, 0) << r.output;
   std::string note;
@@ -173,8 +156,8 @@ TEST(CourseCi, WrongReferenceFailsTheFullMarksRow) {
   fs::create_directories(kit / "reference");
   // A "reference" that computes nothing: the skeleton.
   fs::copy_file(kKit / "student" / "kernel.cu", kit / "reference" / "kernel.cu");
-  const CiRun r = run_ci("--only reference --root " + sh_quote(kit.string()) + " --out " +
-                             sh_quote((tmp.path() / "out").string()),
+  const ShellRun r = run_ci("--only reference --root " + shell_quote(kit.string()) + " --out " +
+                             shell_quote((tmp.path() / "out").string()),
                          tmp.path(), 300);
   EXPECT_EQ(r.code, 1) << r.output;
   std::string note;
@@ -184,7 +167,7 @@ TEST(CourseCi, WrongReferenceFailsTheFullMarksRow) {
 
 TEST(CourseCi, BadUsageIsNamed) {
   TempDir tmp;
-  const CiRun r = run_ci("--only everything", tmp.path(), 30);
+  const ShellRun r = run_ci("--only everything", tmp.path(), 30);
   EXPECT_EQ(r.code, 2) << r.output;
   EXPECT_NE(r.output.find("unknown check everything"), std::string::npos) << r.output;
 }

@@ -16,42 +16,19 @@
 
 #include "cpubuild/source_structure.h"
 #include "suite/suite_loader.h"
+#include "shell_run.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
+using sg::test::read_file;
+using sg::test::run_shell;
+using sg::test::shell_quote;
+using sg::test::ShellRun;
+
 const fs::path kRoot = SG_SOURCE_ROOT;
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-struct Ran {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs `command` through bash with a deadline; output goes to a file, never a pipe.
-Ran run_shell(const std::string& command, const fs::path& log, int timeout_s) {
-  const std::string line = "timeout -k 5 " + std::to_string(timeout_s) + " bash -c " + shell_quote(command) + " >" +
-                           shell_quote(log.string()) + " 2>&1";
-  const int status = std::system(line.c_str());
-  Ran r;
-  r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.output = slurp(log);
-  return r;
-}
 
 // A small suite with every kind of test the CPU backend meets: correctness
 // cases (one exact), a performance case and both checks. Small, so the whole
@@ -84,7 +61,7 @@ class Gradescope : public testing::Test {
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << "mkdtemp " << tmpl;
     tmp_ = tmpl;
     zip_ = tmp_ / "gradescope-autograder.zip";
-    const Ran pack = run_shell("cd " + shell_quote(kRoot.string()) + " && bash grader/gradescope/make_zip.sh " +
+    const ShellRun pack = run_shell("cd " + shell_quote(kRoot.string()) + " && bash grader/gradescope/make_zip.sh " +
                                    shell_quote(zip_.string()),
                                tmp_ / "pack.log", 60);
     ASSERT_EQ(pack.code, 0) << pack.output;
@@ -93,7 +70,7 @@ class Gradescope : public testing::Test {
     for (const auto& e : fs::directory_iterator(source_))
       if (e.path().filename() != "build") fs::remove_all(e.path());
     // Python's zipfile where unzip is not installed (e.g. the GPU machines).
-    const Ran unzip = run_shell("cd " + shell_quote(source_.string()) + " && if command -v unzip >/dev/null; then unzip -q -o " +
+    const ShellRun unzip = run_shell("cd " + shell_quote(source_.string()) + " && if command -v unzip >/dev/null; then unzip -q -o " +
                                     shell_quote(zip_.string()) +
                                     "; else python3 -c 'import sys,zipfile,os\nz=zipfile.ZipFile(sys.argv[1])\n"
                                     "for i in z.infolist():\n  p=z.extract(i)\n  os.chmod(p,(i.external_attr>>16) or 0o644)' " +
@@ -113,18 +90,18 @@ class Gradescope : public testing::Test {
   // Grades `kernel_text` as /autograder/submission/kernel.cu under a fresh
   // autograder root that shares the built source/; returns results.json.
   static json autograde(const std::string& name, const std::string& kernel_text, const std::string& suite,
-                        Ran* ran = nullptr) {
+                        ShellRun* ran = nullptr) {
     const fs::path ag = tmp_ / ("root-" + name);
     fs::create_directories(ag / "submission");
     fs::create_directories(ag / "results");
     fs::create_directory_symlink(source_, ag / "source");
     std::ofstream(ag / "submission" / "kernel.cu") << kernel_text;
-    const Ran r = run_shell("AUTOGRADER_ROOT=" + shell_quote(ag.string()) + " SG_SUITE=" + shell_quote(suite) +
+    const ShellRun r = run_shell("AUTOGRADER_ROOT=" + shell_quote(ag.string()) + " SG_SUITE=" + shell_quote(suite) +
                                 " bash " + shell_quote((ag / "source" / "run_autograder").string()),
                             tmp_ / (name + ".log"), 180);
     if (ran) *ran = r;
     EXPECT_EQ(r.code, 0) << r.output;
-    const std::string text = slurp(ag / "results" / "results.json");
+    const std::string text = read_file(ag / "results" / "results.json");
     json j = json::parse(text, nullptr, false);
     EXPECT_FALSE(j.is_discarded()) << "results.json is not valid JSON:\n" << text << "\n" << r.output;
     return j;
@@ -137,13 +114,13 @@ class Gradescope : public testing::Test {
   }
 
   static fs::path tmp_, zip_, source_;
-  static Ran setup_;
+  static ShellRun setup_;
 };
 fs::path Gradescope::tmp_, Gradescope::zip_, Gradescope::source_;
-Ran Gradescope::setup_;
+ShellRun Gradescope::setup_;
 
 TEST_F(Gradescope, ZipHoldsTheEntryPointsAndNoSolution) {
-  const Ran list = run_shell("python3 -c 'import sys,zipfile\nfor n in zipfile.ZipFile(sys.argv[1]).namelist(): print(n)' " +
+  const ShellRun list = run_shell("python3 -c 'import sys,zipfile\nfor n in zipfile.ZipFile(sys.argv[1]).namelist(): print(n)' " +
                                  shell_quote(zip_.string()),
                              tmp_ / "list.log", 30);
   ASSERT_EQ(list.code, 0) << list.output;
@@ -166,12 +143,12 @@ TEST_F(Gradescope, ZipHoldsTheEntryPointsAndNoSolution) {
 }
 
 TEST_F(Gradescope, BuildIsCudaFree) {
-  const Ran ldd = run_shell("ldd " + shell_quote((source_ / "build" / "grade").string()), tmp_ / "ldd.log", 30);
+  const ShellRun ldd = run_shell("ldd " + shell_quote((source_ / "build" / "grade").string()), tmp_ / "ldd.log", 30);
   ASSERT_EQ(ldd.code, 0) << ldd.output;
   EXPECT_EQ(ldd.output.find("cublas"), std::string::npos) << ldd.output;
   EXPECT_EQ(ldd.output.find("cudart"), std::string::npos) << ldd.output;
   // Asking this build for the GPU is a usage error that says why.
-  const Ran gpu = run_shell(shell_quote((source_ / "build" / "grade").string()) + " --backend gpu --out " +
+  const ShellRun gpu = run_shell(shell_quote((source_ / "build" / "grade").string()) + " --backend gpu --out " +
                                 shell_quote((tmp_ / "gpu-out").string()) + " " +
                                 shell_quote((kRoot / "reference" / "kernel.cu").string()),
                             tmp_ / "gpu.log", 60);
@@ -191,7 +168,7 @@ TEST_F(Gradescope, ReferenceScoresTheCorrectnessTotal) {
     if (c.kind == sg::CheckKind::SharedAndBarrier || c.kind == sg::CheckKind::Sanitizer) expected += c.points;
   ASSERT_GT(expected, 0);
 
-  const json r = autograde("reference", slurp(kRoot / "reference" / "kernel.cu"), suite_path);
+  const json r = autograde("reference", read_file(kRoot / "reference" / "kernel.cu"), suite_path);
   ASSERT_TRUE(r.is_object());
   EXPECT_DOUBLE_EQ(r.at("score").get<double>(), expected) << r.dump(2);
   double max_total = 0;
@@ -212,7 +189,7 @@ TEST_F(Gradescope, ReferenceScoresTheCorrectnessTotal) {
 }
 
 TEST_F(Gradescope, SkeletonScoresZero) {
-  const json r = autograde("skeleton", slurp(kRoot / "student" / "kernel.cu"), (tmp_ / "suite.yaml").string());
+  const json r = autograde("skeleton", read_file(kRoot / "student" / "kernel.cu"), (tmp_ / "suite.yaml").string());
   ASSERT_TRUE(r.is_object());
   EXPECT_EQ(r.at("score").get<double>(), 0) << r.dump(2);
   EXPECT_EQ(r.at("extra_data").at("state"), "graded") << "the skeleton must build";
@@ -223,7 +200,7 @@ TEST_F(Gradescope, SkeletonScoresZero) {
 
 TEST_F(Gradescope, DefaultSuiteIsShippedAndUsedWithoutOverride) {
   // Only check the wiring (no grading): run_autograder names default.yaml.
-  const std::string script = slurp(source_ / "run_autograder");
+  const std::string script = read_file(source_ / "run_autograder");
   EXPECT_NE(script.find("testcases/default.yaml"), std::string::npos);
   EXPECT_NO_THROW(sg::load_suite_file((source_ / "testcases" / "default.yaml").string()));
 }
@@ -231,8 +208,8 @@ TEST_F(Gradescope, DefaultSuiteIsShippedAndUsedWithoutOverride) {
 TEST_F(Gradescope, GraderFailureStillLeavesResults) {
   const fs::path bad = tmp_ / "broken.yaml";
   std::ofstream(bad) << "suite: broken\ncases:\n  - {name: x, m: -3, k: 1, n: 1, points: 1}\n";
-  Ran ran;
-  const json r = autograde("broken-suite", slurp(kRoot / "reference" / "kernel.cu"), bad.string(), &ran);
+  ShellRun ran;
+  const json r = autograde("broken-suite", read_file(kRoot / "reference" / "kernel.cu"), bad.string(), &ran);
   ASSERT_TRUE(r.is_object());
   EXPECT_EQ(r.at("score").get<double>(), 0);
   const std::string out = r.at("output").get<std::string>();
@@ -243,7 +220,7 @@ TEST_F(Gradescope, GraderFailureStillLeavesResults) {
 // ---- check_structure_source ----
 
 TEST(SourceStructure, ReferenceUsesSharedAndBarrier) {
-  const sg::StructureReport s = sg::check_structure_source(slurp(kRoot / "reference" / "kernel.cu"));
+  const sg::StructureReport s = sg::check_structure_source(read_file(kRoot / "reference" / "kernel.cu"));
   EXPECT_TRUE(s.found_kernel);
   EXPECT_TRUE(s.uses_shared) << s.detail;
   EXPECT_TRUE(s.uses_barrier) << s.detail;
@@ -252,7 +229,7 @@ TEST(SourceStructure, ReferenceUsesSharedAndBarrier) {
 
 TEST(SourceStructure, SkeletonMentionsInCommentsDoNotCount) {
   // The skeleton's TODO comments talk about __shared__ and barriers.
-  const sg::StructureReport s = sg::check_structure_source(slurp(kRoot / "student" / "kernel.cu"));
+  const sg::StructureReport s = sg::check_structure_source(read_file(kRoot / "student" / "kernel.cu"));
   EXPECT_TRUE(s.found_kernel);
   EXPECT_FALSE(s.uses_shared) << s.detail;
   EXPECT_FALSE(s.uses_barrier) << s.detail;

@@ -15,25 +15,16 @@
 #include <vector>
 
 #include "gpu_guard.h"
+#include "shell_run.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
+using sg::test::read_file;
+using sg::test::shell_quote;
+
 fs::path source_root() { return fs::path(SG_SOURCE_ROOT); }
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct RunResult {
   int code = -1;  // exit status; -1 when killed by a signal
@@ -48,14 +39,14 @@ struct RunResult {
 RunResult run_in(const fs::path& dir, const std::string& command, int timeout_s,
                  const std::string& env = "") {
   const fs::path out = dir / "run.stdout", err = dir / "run.stderr";
-  const std::string line = "cd " + quote(dir.string()) + " && env " + env + " timeout -k 5 " +
+  const std::string line = "cd " + shell_quote(dir.string()) + " && env " + env + " timeout -k 5 " +
                            std::to_string(timeout_s) + " " + command + " >" +
-                           quote(out.string()) + " 2>" + quote(err.string());
+                           shell_quote(out.string()) + " 2>" + shell_quote(err.string());
   const int status = std::system(line.c_str());
   RunResult r;
   r.code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
-  r.out = read_text(out);
-  r.err = read_text(err);
+  r.out = read_file(out);
+  r.err = read_file(err);
   return r;
 }
 
@@ -93,7 +84,7 @@ bool build_copy(const fs::path& from, const fs::path& dir, const fs::path* kerne
   // than their sources and only the replaced kernel.cu is recompiled.
   // Run from the temp folder, so no output file lands in the repository.
   const RunResult copied =
-      run_in(dir.parent_path(), "cp -a " + quote(from.string()) + " " + quote(dir.string()), 60);
+      run_in(dir.parent_path(), "cp -a " + shell_quote(from.string()) + " " + shell_quote(dir.string()), 60);
   if (copied.code != 0) {
     log = "copying " + from.string() + " to " + dir.string() + ":\n" + copied.describe();
     return false;
@@ -264,7 +255,7 @@ TEST(ReferenceKernels, CompileUnderTheGradersNames) {
     const std::string object = std::string(b.kernel) + ".o";
     const RunResult compiled =
         run_in(dir,
-               quote(nvcc) + " -c " + quote(src.string()) + " -Dmysgemm=" + b.kernel +
+               shell_quote(nvcc) + " -c " + shell_quote(src.string()) + " -Dmysgemm=" + b.kernel +
                    " -DbasicSgemm=" + b.launcher + " -o " + object,
                300);
     ASSERT_EQ(compiled.code, 0) << compiled.describe();

@@ -24,11 +24,15 @@
 
 #include "batch/journal.h"
 #include "batch/slurm_plan.h"
+#include "shell_run.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using sg::batch::shell_quote;
+using sg::test::read_file;
+using sg::test::run_shell;
+using sg::test::shell_quote;
+using sg::test::ShellRun;
 
 const std::string kRoot = SG_SOURCE_ROOT;
 const std::string kMinicluster = kRoot + "/grader/tools/slurm/minicluster.sh";
@@ -37,30 +41,6 @@ const std::string kSmoke = kRoot + "/testcases/smoke.yaml";
 std::string grade_binary() {
   if (const char* o = std::getenv("SG_BATCH_GRADE")) return o;  // as in batch_test.cpp
   return std::string(SG_BUILD_DIR) + "/grade";
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-struct Ran {
-  int code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Runs `command` through bash with a deadline; output goes to a file, never a
-// pipe (daemons started by the command must not hold our read end open).
-Ran run_shell(const std::string& command, const std::string& log, int timeout_s) {
-  const std::string line = "timeout -k 5 " + std::to_string(timeout_s) + " bash -c " + shell_quote(command) + " >" +
-                           shell_quote(log) + " 2>&1";
-  const int status = std::system(line.c_str());
-  Ran r;
-  r.code = status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.output = read_file(log);
-  return r;
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -129,7 +109,7 @@ class SlurmCluster : public testing::Test {
     ASSERT_NE(::mkdtemp(tmpl), nullptr) << "mkdtemp";
     tmp_ = tmpl;
     // Exit 77 with the reason: Slurm or munge not installed, or not root.
-    const Ran check = run_shell("bash " + shell_quote(kMinicluster) + " check", tmp_ + "/check.log", 30);
+    const ShellRun check = run_shell("bash " + shell_quote(kMinicluster) + " check", tmp_ + "/check.log", 30);
     if (check.code == 77)
       GTEST_SKIP() << "no private Slurm cluster here: " << check.output.substr(0, check.output.find_last_not_of("\n") + 1);
     ASSERT_EQ(check.code, 0) << "minicluster.sh check:\n" << check.output;
@@ -139,7 +119,7 @@ class SlurmCluster : public testing::Test {
     started_ = true;  // even a failed start may leave daemons for TearDown to stop
     // Our pid: should this process die before TearDown (killed by a CI
     // timeout), the script's watcher stops the cluster.
-    const Ran start = run_shell("bash " + shell_quote(kMinicluster) + " start " + shell_quote(cluster_) + " " +
+    const ShellRun start = run_shell("bash " + shell_quote(kMinicluster) + " start " + shell_quote(cluster_) + " " +
                                     std::to_string(::getpid()),
                                 tmp_ + "/start.log", 120);
     ASSERT_EQ(start.code, 0) << "minicluster.sh start failed:\n" << start.output;
@@ -150,7 +130,7 @@ class SlurmCluster : public testing::Test {
     bool stopped = true;
     if (started_) {
       if (HasFailure()) print_diagnostics();
-      const Ran stop = run_shell("bash " + shell_quote(kMinicluster) + " stop " + shell_quote(cluster_),
+      const ShellRun stop = run_shell("bash " + shell_quote(kMinicluster) + " stop " + shell_quote(cluster_),
                                  tmp_ + "/stop.log", 120);
       EXPECT_EQ(stop.code, 0) << "minicluster.sh stop failed (processes may be left):\n" << stop.output;
       stopped = stop.code == 0;
@@ -166,7 +146,7 @@ class SlurmCluster : public testing::Test {
   std::string run_output(const std::string& command) { return run_shell(command, tmp_ + "/probe.log", 30).output; }
 
   // A Slurm client command (sinfo, sbatch, ...) against the private cluster.
-  Ran slurm(const std::string& command, int timeout_s = 30) {
+  ShellRun slurm(const std::string& command, int timeout_s = 30) {
     return run_shell("export SLURM_CONF=" + shell_quote(conf_) + "; " + command, tmp_ + "/slurm-cmd.log", timeout_s);
   }
 
@@ -199,7 +179,7 @@ class SlurmCluster : public testing::Test {
 
 TEST_F(SlurmCluster, JobArrayGradesShardsThatMergeIntoOneGradebook) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Ran info = slurm("sinfo -h -o '%T %D'");
+  const ShellRun info = slurm("sinfo -h -o '%T %D'");
   ASSERT_EQ(info.code, 0) << info.output;
   EXPECT_EQ(info.output, "idle 1\n") << "one idle node expected";
 
@@ -216,7 +196,7 @@ TEST_F(SlurmCluster, JobArrayGradesShardsThatMergeIntoOneGradebook) {
   }
   // Blanks, '#' and '%' in the folder: the "#SBATCH --output" line must survive sbatch's parsing.
   out_ = tmp_ + "/grades #1 50%";
-  const Ran plan = run_shell(shell_quote(grade_binary()) + " batch " + shell_quote(subs) + " --out " + shell_quote(out_) +
+  const ShellRun plan = run_shell(shell_quote(grade_binary()) + " batch " + shell_quote(subs) + " --out " + shell_quote(out_) +
                                  " --slurm 2 --backend cpu --suite " + shell_quote(kSmoke) + " --sbatch --time=10",
                              tmp_ + "/plan.log", 60);
   ASSERT_EQ(plan.code, 0) << plan.output;
@@ -224,7 +204,7 @@ TEST_F(SlurmCluster, JobArrayGradesShardsThatMergeIntoOneGradebook) {
   ASSERT_TRUE(fs::exists(script)) << plan.output;
 
   // --parsable: the reply is just the job id.
-  const Ran submit = slurm("sbatch --parsable --chdir=" + shell_quote(tmp_) + " " + shell_quote(script));
+  const ShellRun submit = slurm("sbatch --parsable --chdir=" + shell_quote(tmp_) + " " + shell_quote(script));
   ASSERT_EQ(submit.code, 0) << "sbatch refused the script:\n" << submit.output << "\n" << read_file(script);
   job_ = submit.output.substr(0, submit.output.find_first_of(";\n"));
   ASSERT_FALSE(job_.empty()) << submit.output;
@@ -236,7 +216,7 @@ TEST_F(SlurmCluster, JobArrayGradesShardsThatMergeIntoOneGradebook) {
   bool done = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);
   while (!done && std::chrono::steady_clock::now() < deadline) {
-    const Ran show = slurm("scontrol -o show job " + job_);
+    const ShellRun show = slurm("scontrol -o show job " + job_);
     ASSERT_EQ(show.code, 0) << "scontrol lost the job:\n" << show.output;
     tasks = lines_of(show.output);
     done = tasks.size() == 2;  // one line per task once the array has been split
@@ -257,7 +237,7 @@ TEST_F(SlurmCluster, JobArrayGradesShardsThatMergeIntoOneGradebook) {
     EXPECT_EQ(journal_size(out_ + "/shards/" + shard), 2u) << "shard " << shard;
   }
 
-  const Ran merge = run_shell(shell_quote(grade_binary()) + " merge " + shell_quote(out_), tmp_ + "/merge.log", 60);
+  const ShellRun merge = run_shell(shell_quote(grade_binary()) + " merge " + shell_quote(out_), tmp_ + "/merge.log", 60);
   ASSERT_EQ(merge.code, 0) << merge.output;
   auto book = read_gradebook(out_ + "/gradebook.csv");
   ASSERT_EQ(book.size(), 4u) << "one row per submission:\n" << read_file(out_ + "/gradebook.csv");
