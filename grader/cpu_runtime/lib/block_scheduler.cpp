@@ -223,7 +223,7 @@ int block_thread_count() {
 void* shared_array_storage(std::size_t bytes, const char* name, const char* element_type,
                            std::size_t element_size) {
   Runtime& rt = Runtime::get();
-  void* p = rt.memory().allocate(bytes);
+  void* p = rt.memory().allocate(bytes, true);
   if (p == nullptr) {
     char message[160];
     std::snprintf(message, sizeof message, "no host memory for __shared__ %s (%zu bytes)", name, bytes);
@@ -259,17 +259,15 @@ struct FirstFailure {
   }
 };
 
-// Red-zone accesses of all workers: the count and the first in schedule order.
+// The first red-zone access of all workers, in schedule order.
 struct StrayAccesses {
   std::mutex mu;
-  unsigned long long count = 0;
   unsigned long long key = ~0ull;
   std::string first;
 
   void offer(const FaultTrap& trap) {
     std::lock_guard<std::mutex> lock(mu);
-    count += trap.stray_count;
-    if (trap.stray_count == 0 || trap.stray_key >= key) return;
+    if (trap.stray_key >= key) return;
     key = trap.stray_key;
     first = trap.stray_message;
   }
@@ -400,7 +398,7 @@ void run_grid(const LaunchShape& shape, void (*body)(void*), void* args) {
   }
   for (std::thread& t : threads) t.join();
   rt.memory().close_zones();
-  if (job.strays.count > 0) rt.note_stray_access(job.strays.first);
+  if (!job.strays.first.empty()) rt.note_stray_access(job.strays.first);
   if (job.failure.block.load() == UINT64_MAX) return;
   if (job.failure.fault) rt.die(job.failure.message.c_str());
   rt.fail_sticky(cudaErrorLaunchFailure, job.failure.message);

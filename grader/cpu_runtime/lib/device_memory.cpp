@@ -37,7 +37,7 @@ DeviceMemory::~DeviceMemory() {
   for (const Allocation& a : live_) munmap(a.map, a.map_bytes);
 }
 
-void* DeviceMemory::allocate(std::size_t bytes) {
+void* DeviceMemory::allocate(std::size_t bytes, bool shared_memory) {
   std::lock_guard<std::mutex> lock(mu_);
   // Whole 4-byte words keep float and int data aligned; the end stays exact for them.
   const std::size_t rounded = (bytes + 3) & ~std::size_t(3);
@@ -59,6 +59,7 @@ void* DeviceMemory::allocate(std::size_t bytes) {
   }
   a.data = first_page + data_bytes - rounded;
   a.bytes = bytes;
+  a.shared_memory = shared_memory;
   std::memset(first_page, 0xFF, static_cast<std::size_t>(a.data - first_page));
   live_.push_back(a);
   used_ += rounded;
@@ -95,6 +96,7 @@ bool DeviceMemory::open_zone_page(const void* addr) {
   const char* c = static_cast<const char*>(addr);
   for (Allocation& a : live_) {
     if (c < a.map || c >= a.map + a.map_bytes) continue;
+    if (a.shared_memory) return false;
     const char* data_begin = a.map + a.front_bytes;
     const char* data_end = a.map + a.map_bytes - a.back_bytes;
     if (c >= data_begin && c < data_end) return false;  // a data page: not ours to open

@@ -32,6 +32,9 @@ struct Allocation {
   std::size_t front_bytes = 0;   // red zone before the data's first page
   std::size_t back_bytes = 0;    // red zone after the data's last page
   volatile int opened = 0;       // some zone page was opened by a fault (set in a signal handler)
+  // Shared memory: its red zones never open. A GPU stops a kernel that leaves
+  // the block's shared window, so an overrun there stays fatal.
+  bool shared_memory = false;
 };
 
 class DeviceMemory {
@@ -42,7 +45,7 @@ class DeviceMemory {
   DeviceMemory& operator=(const DeviceMemory&) = delete;
 
   // nullptr when the limit or the host's memory is exhausted.
-  void* allocate(std::size_t bytes);
+  void* allocate(std::size_t bytes, bool shared_memory = false);
   // False when `p` is not the start of a live allocation.
   bool release(void* p);
   // The allocation whose data holds [p, p + bytes), or null.
@@ -53,7 +56,7 @@ class DeviceMemory {
   bool name(const void* p, const char* name, const char* element_type, std::size_t element_size);
   // Opens the red-zone page holding `addr` (readable, writable, garbage)
   // so that the faulting access can complete. False when `addr` is not in a
-  // red zone. Called from the fault handler: system calls and stores only.
+  // red zone, or in one of shared memory. Called from the fault handler: system calls and stores only.
   bool open_zone_page(const void* addr);
   // Closes every opened zone again and drops what was written there.
   void close_zones();

@@ -97,14 +97,7 @@ unsigned long long schedule_key(const ThreadContext& t) {
 bool record_stray_access(int sig, siginfo_t* info, void* uctx) {
   FaultTrap* trap = current_fault_trap;
   if ((sig != SIGSEGV && sig != SIGBUS) || trap == nullptr || current_thread == nullptr) return false;
-  // Shared memory is different: a GPU stops a kernel that leaves the block's
-  // shared window, so an overrun of a shared array stays fatal here.
-  const Allocation* a = Runtime::get().memory().mapping_of(info->si_addr);
-  if (a == nullptr || std::strncmp(a->name, "__shared__", 10) == 0 ||
-      std::strcmp(a->name, "dynamic shared memory") == 0)
-    return false;
   if (!Runtime::get().memory().open_zone_page(info->si_addr)) return false;
-  ++trap->stray_count;
   const unsigned long long key = schedule_key(*current_thread);
   if (key < trap->stray_key) {
     char what[400], who[160];

@@ -33,9 +33,8 @@ class AltSignalStack {
 struct FaultTrap {
   sigjmp_buf jump;
   char message[640];
-  // Red-zone accesses: how many faulted, and the first in schedule order
-  // (lowest block, then lowest thread), which a serial run would meet first.
-  unsigned long long stray_count = 0;
+  // The first red-zone access in schedule order (lowest block, then lowest
+  // thread), which a serial run would meet first; ~0 while there is none.
   unsigned long long stray_key = ~0ull;
   char stray_message[640] = {0};
 };

@@ -60,7 +60,7 @@ bool Runtime::prepare_workers(int workers, std::size_t dynamic_shared_bytes) {
     // reported as out of bounds rather than as a null pointer.
     if (r.dynamic != nullptr && r.dynamic_bytes == dynamic_shared_bytes) continue;
     if (r.dynamic != nullptr) memory_.release(r.dynamic);
-    r.dynamic = memory_.allocate(dynamic_shared_bytes);
+    r.dynamic = memory_.allocate(dynamic_shared_bytes, true);
     r.dynamic_bytes = dynamic_shared_bytes;
     if (r.dynamic == nullptr) return false;
     memory_.name(r.dynamic, "dynamic shared memory", "", 0);
