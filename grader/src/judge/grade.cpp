@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <sstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <regex>
 #include <stdexcept>
 
@@ -313,7 +313,7 @@ void Grader::run_sanitizers() {
     TestResult* t = find(c.name);
     if (!t) continue;
     if (r_.backend != "gpu") {
-      log("sanitizer (CPU backend: red zones and reversed thread order)");
+      log("sanitizer (CPU backend: red zones and both thread orders)");
       cpu_sanitizer_check(c, runner_config_, work_.sub("logs/" + c.name), r_.seed, *t);
       t->score = t->status == Status::Passed ? t->max_score : 0;
       continue;
