@@ -6,7 +6,8 @@
 #   grader/bench/batch_bench.sh [N_SUBMISSIONS=60] [SUITE=testcases/default.yaml]
 # Environment: GRADE (default build/grade), BACKEND (default: gpu when
 # nvidia-smi lists a GPU, else cpu), JOBS (grade processes per GPU to try,
-# e.g. "4 8"; default the batch's own choice), KEEP=1 keeps the work folder.
+# e.g. "4 8"; default the batch's own choice), KEEP=1 keeps the work folder,
+# LOGS=DIR saves each run's reports, grade logs and machine samples there.
 set -euo pipefail
 
 N=${1:-60}
@@ -28,16 +29,37 @@ for ((i = 0; i < N; i++)); do
   cp "${KERNELS[i % ${#KERNELS[@]}]}" "$d/kernel.cu"
 done
 
+# Samples the machine once a second while a batch runs: CPU busy share, GPU
+# utilisation, and how many processes of each kind are alive (where the
+# grade processes spend their time).
+monitor() {  # file
+  local prev cur
+  prev=$(head -1 /proc/stat)
+  while sleep 1; do
+    cur=$(head -1 /proc/stat)
+    local gpu
+    gpu=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader,nounits 2>/dev/null | paste -sd/ - || true)
+    echo "$prev|$cur|${gpu:-}|$(ps -eo comm= | sort | uniq -c | awk '{printf "%s=%s ", $2, $1}')" >>"$1"
+    prev=$cur
+  done
+}
+
 # One batch run; prints a table row.
 run() {  # label, extra options...
   local label=$1; shift
-  local out="$WORK/out-$label" start end
+  local out="$WORK/out-$label" start end mon
   start=$(date +%s.%N)
+  monitor "$WORK/monitor-$label.txt" &
+  mon=$!
   "$GRADE" batch "$WORK/class" --out "$out" --suite "$SUITE" --backend "$BACKEND" --seed 1 --quiet "$@"
   end=$(date +%s.%N)
-  python3 - "$out" "$label" "$start" "$end" "$N" <<'PY'
+  kill "$mon" 2>/dev/null || true; wait "$mon" 2>/dev/null || true
+  # LOGS=DIR keeps each run's reports and grade logs (one archive per run).
+  [[ -z ${LOGS:-} ]] || tar czf "$LOGS/batch-$label.tgz" -C "$out" . "../monitor-$label.txt" 2>/dev/null || true
+  python3 - "$out" "$label" "$start" "$end" "$N" "$WORK/monitor-$label.txt" <<'PY'
 import json, pathlib, sys
 out, label, start, end, n = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
+mon = pathlib.Path(sys.argv[6])
 compile_s = total_s = 0.0
 phases = {}
 for f in pathlib.Path(out).glob("*/results.json"):
@@ -55,6 +77,24 @@ print(f"{label:<10} {n:>5} {wall:>9.1f} {60 * n / wall:>10.1f} {compile_s:>10.1f
 order = ["setup", "build", "correctness", "sanitizer", "prepare", "gpu_wait", "performance"]
 print("         mean seconds per submission: " +
       ", ".join(f"{k} {phases[k] / n:.2f}" for k in order if k in phases))
+busy, gpu, procs, samples = [], [], {}, 0
+for line in (mon.read_text().splitlines() if mon.exists() else []):
+    prev, cur, util, counts = line.split("|", 3)
+    a = [int(x) for x in prev.split()[1:]]
+    b = [int(x) for x in cur.split()[1:]]
+    d = [y - x for x, y in zip(a, b)]
+    idle = d[3] + (d[4] if len(d) > 4 else 0)
+    if sum(d) > 0: busy.append(100.0 * (sum(d) - idle) / sum(d))
+    gpu += [float(u) for u in util.split("/") if u.strip()]
+    samples += 1
+    for kv in counts.split():
+        k, _, v = kv.rpartition("=")
+        procs[k] = procs.get(k, 0) + int(v)
+if samples:
+    kinds = ["grade", "runner", "compute-sanitiz", "cicc", "ptxas", "nvcc", "cc1plus", "nvlink", "fatbinary"]
+    print(f"         machine: CPU busy {sum(busy) / max(len(busy), 1):.0f}%, GPU busy {sum(gpu) / max(len(gpu), 1):.0f}%;"
+          " processes alive on average: " +
+          ", ".join(f"{k} {procs.get(k, 0) / samples:.1f}" for k in kinds if procs.get(k)))
 PY
 }
 

@@ -172,6 +172,53 @@ TEST(Protocol, WriterRefusesInconsistentReplies) {
   r = sample_reply(2, 2, 3);
   r.wall_ms.pop_back();
   EXPECT_FALSE(sg::proto::write_reply(p.write_end, r));
+  r = sample_reply(2, 2, 3);
+  r.naive_ms.push_back(1.0);  // more naive samples than rounds
+  EXPECT_FALSE(sg::proto::write_reply(p.write_end, r));
+}
+
+TEST(Protocol, TimingReplyCarriesNoResult) {
+  // A reply to TimeKept: timings only; C was sent with the checked launch.
+  Reply r = sample_reply(4, 4, 5);
+  r.c.clear();
+  Reply back;
+  std::string error;
+  {
+    Pipe p;
+    std::thread writer([&] {
+      EXPECT_TRUE(sg::proto::write_reply(p.write_end, r));
+      p.close_write();
+    });
+    ASSERT_TRUE(sg::proto::read_reply(p.read_end, back, 4, 4, 5, 10.0, error, false)) << error;
+    writer.join();
+  }
+  EXPECT_TRUE(back.c.empty());
+  EXPECT_EQ(back.student_ms, r.student_ms);
+  EXPECT_EQ(back.timed_mismatch, r.timed_mismatch);
+  // A reader that expects C takes the timings for C and then misses data: an error, not a crash.
+  Pipe p;
+  std::thread writer([&] {
+    sg::proto::write_reply(p.write_end, r);
+    p.close_write();
+  });
+  EXPECT_FALSE(sg::proto::read_reply(p.read_end, back, 4, 4, 5, 10.0, error, true));
+  p.close_read();
+  writer.join();
+  EXPECT_FALSE(error.empty());
+}
+
+TEST(Protocol, NaiveSeriesMayBeShorter) {
+  // The runner times the naive baseline in the first rounds only.
+  Reply r = sample_reply(2, 3, 6);
+  r.naive_ms.resize(2);
+  Reply back;
+  std::string error;
+  ASSERT_TRUE(round_trip(r, back, 2, 3, 8, error)) << error;
+  EXPECT_EQ(back.header.samples, 6);
+  EXPECT_EQ(back.header.naive_samples, 2);
+  EXPECT_EQ(back.naive_ms, r.naive_ms);
+  EXPECT_EQ(back.wall_ms, r.wall_ms);
+  EXPECT_EQ(back.timed_mismatch, r.timed_mismatch);
 }
 
 TEST(Protocol, RejectsBadMagic) {
@@ -207,6 +254,10 @@ TEST(Protocol, RejectsTooManyOrNegativeSamples) {
   h.samples = -1;
   EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
   EXPECT_NE(error.find("-1 samples"), std::string::npos) << error;
+  h.samples = 4;
+  h.naive_samples = 5;
+  EXPECT_FALSE(read_raw(header_bytes(h), 3, 5, 8, error));
+  EXPECT_NE(error.find("5 naive samples, expected 0 to 4"), std::string::npos) << error;
 }
 
 TEST(Protocol, RejectsOversizedMessageWithoutAllocatingIt) {
@@ -230,7 +281,7 @@ TEST(Protocol, ReportsAReplyThatEndsEarly) {
   EXPECT_NE(error.find("no reply"), std::string::npos) << error;
 
   EXPECT_FALSE(read_raw(header_bytes(valid_header(3, 5)).substr(0, 20), 3, 5, 8, error));
-  EXPECT_NE(error.find("20 of 40 bytes of the header"), std::string::npos) << error;
+  EXPECT_NE(error.find("20 of 48 bytes of the header"), std::string::npos) << error;
 
   // A valid header and message, then only 7 of the 15 floats of C.
   ReplyHeader h = valid_header(3, 5);

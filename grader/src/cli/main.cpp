@@ -116,7 +116,14 @@ int main(int argc, char** argv) {
     opts.backend = cli.backend;
     opts.keep_work = cli.keep_work;
     opts.gpu_lock = cli.gpu_lock;
-    if (!cli.quiet) opts.log = [](const std::string& line) { std::fprintf(stderr, "grade: %s\n", line.c_str()); };
+    if (!cli.quiet) {
+      // Seconds since the start on each line: a batch's grade.log then shows where the time went.
+      const auto t0 = std::chrono::steady_clock::now();
+      opts.log = [t0](const std::string& line) {
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        std::fprintf(stderr, "grade: %6.2fs %s\n", s, line.c_str());
+      };
+    }
     // Under `grade batch` the wait for the shared GPU lock counts too, and the
     // batch driver polices each grade process itself: allow more.
     Watchdog watchdog(watchdog_seconds(suite) * (cli.gpu_lock.empty() ? 1 : 4));

@@ -18,7 +18,7 @@ CaseOutcome run_once(const Check& c, RunnerConfig rc, const std::string& log_dir
   rc.log_dir = log_dir + (forward ? "/ascending-order" : "/descending-order");
   std::filesystem::create_directories(rc.log_dir);
   RunnerSession session(rc);
-  CaseOutcome out = session.run(c.m, c.k, c.n, 0, 0, in.a, in.b, c.timeout_s);
+  CaseOutcome out = session.run(c.m, c.k, c.n, in.a, in.b, c.timeout_s);
   session.stop();
   return out;
 }

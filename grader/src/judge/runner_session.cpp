@@ -62,8 +62,32 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
   return out;
 }
 
-CaseOutcome RunnerSession::run(int m, int k, int n, int samples, int warmups, const std::vector<float>& a,
-                               const std::vector<float>& b, double timeout_s) {
+CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b,
+                               double timeout_s, int keep_slot) {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::RunCase;
+  q.m = m;
+  q.k = k;
+  q.n = n;
+  q.keep_slot = keep_slot;
+  return exchange(q, {&a, &b}, true, timeout_s);
+}
+
+CaseOutcome RunnerSession::time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s) {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::TimeKept;
+  q.m = m;
+  q.k = k;
+  q.n = n;
+  q.samples = samples;
+  q.warmups = warmups;
+  q.keep_slot = keep_slot;
+  return exchange(q, {}, false, timeout_s);
+}
+
+CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
+                                    const std::vector<const std::vector<float>*>& payload, bool expect_c,
+                                    double timeout_s) {
   const auto t0 = Clock::now();
   std::string error;
   if (!ensure_started(error)) {
@@ -72,12 +96,7 @@ CaseOutcome RunnerSession::run(int m, int k, int n, int samples, int warmups, co
     out.cause = "could not start the runner: " + error;
     return out;
   }
-  proto::RunCaseRequest q;
-  q.m = m;
-  q.k = k;
-  q.n = n;
-  q.samples = samples;
-  q.warmups = warmups;
+  proto::RunCaseRequest q = request;
   q.nonce = next_nonce_++;
   const std::string timeout_text = "timed out after " + std::to_string(static_cast<int>(timeout_s + 0.5)) + " s";
   auto left = [&] { return timeout_s - seconds_since(t0); };
@@ -87,14 +106,13 @@ CaseOutcome RunnerSession::run(int m, int k, int n, int samples, int warmups, co
                        : fail_and_reset(CaseOutcome::Kind::Crashed, "the runner died before reading the case");
   };
   const int wfd = child_->request_fd();
-  if (!proto::write_all(wfd, &q, sizeof(q), left()) ||
-      !proto::write_all(wfd, a.data(), sizeof(float) * a.size(), left()) ||
-      !proto::write_all(wfd, b.data(), sizeof(float) * b.size(), left()))
-    return write_failed();
+  if (!proto::write_all(wfd, &q, sizeof(q), left())) return write_failed();
+  for (const std::vector<float>* part : payload)
+    if (!proto::write_all(wfd, part->data(), sizeof(float) * part->size(), left())) return write_failed();
 
   CaseOutcome out;
   proto::Reply& r = out.reply;
-  if (!proto::read_reply(child_->reply_fd(), r, m, n, samples, std::max(left(), 0.0), error)) {
+  if (!proto::read_reply(child_->reply_fd(), r, q.m, q.n, q.samples, std::max(left(), 0.0), error, expect_c)) {
     if (error.find("timed out") != std::string::npos)
       return fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text);
     if (error.find("end of") != std::string::npos || error.find("EOF") != std::string::npos ||

@@ -37,8 +37,15 @@ class RunnerSession {
   RunnerSession(const RunnerSession&) = delete;
   RunnerSession& operator=(const RunnerSession&) = delete;
 
-  CaseOutcome run(int m, int k, int n, int samples, int warmups, const std::vector<float>& a,
-                  const std::vector<float>& b, double timeout_s);
+  // One checked launch (proto RunCase); with keep_slot > 0 the runner keeps
+  // the case on the device for time_kept.
+  CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
+                  int keep_slot = 0);
+  // Timed launches of the case kept under keep_slot (proto TimeKept). A
+  // runner started since that case was kept has lost it: check generation().
+  CaseOutcome time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s);
+  // Changes whenever a fresh runner starts.
+  int generation() const { return started_; }
   // Starts a runner now if none is running (run() would start it anyway);
   // false with the reason when it cannot be started.
   bool start(std::string& error) { return ensure_started(error); }
@@ -50,6 +57,9 @@ class RunnerSession {
 
  private:
   bool ensure_started(std::string& error);
+  // Sends q and its payload (A then B, or nothing), reads the reply.
+  CaseOutcome exchange(const proto::RunCaseRequest& q, const std::vector<const std::vector<float>*>& payload,
+                       bool expect_c, double timeout_s);
   CaseOutcome fail_and_reset(CaseOutcome::Kind kind, const std::string& cause);
 
   RunnerConfig cfg_;

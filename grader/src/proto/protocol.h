@@ -15,15 +15,24 @@ constexpr std::uint32_t kMagic = 0x53474d31;  // "SGM1"
 constexpr int kRequestFd = 3;                 // runner reads requests here
 constexpr int kReplyFd = 4;                   // runner writes replies here
 
-enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2 };
+// RunCase: one checked launch on A and B, which follow the request on the
+//   wire (A: m*k floats, then B: k*n floats, row-major); the reply carries C.
+//   With keep_slot > 0 the runner keeps the case's device buffers (inputs and
+//   the checked output) under that slot for a later TimeKept.
+// TimeKept: timed launches on the case kept under keep_slot (m, k, n must
+//   match it); no data follows, and the reply carries the timings but no C.
+//   Splitting the two lets a shared GPU be held exclusively for the timings alone.
+enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2, TimeKept = 3 };
 
-// Followed on the wire by A (m*k floats) then B (k*n floats), row-major.
+constexpr std::int32_t kMaxKeptSlots = 8;
+
 struct RunCaseRequest {
   std::uint32_t magic = kMagic;
   RequestType type = RequestType::RunCase;
   std::int32_t m = 0, k = 0, n = 0;
-  std::int32_t samples = 0;   // timed samples per kernel; 0 = correctness only
-  std::int32_t warmups = 0;
+  std::int32_t samples = 0;   // TimeKept: timed samples per kernel (RunCase: 0)
+  std::int32_t warmups = 0;   // TimeKept: untimed launches first
+  std::int32_t keep_slot = 0; // 0, or 1..kMaxKeptSlots
   std::uint64_t nonce = 0;    // echoed back so a stale or injected reply is noticed
 };
 
@@ -36,10 +45,11 @@ enum class ReplyStatus : std::uint32_t {
 };
 
 // Followed on the wire by: message (message_len bytes), C of the checked launch
-// (m*n floats, only when status == Ok), then `samples` doubles of each series:
-// student_ms, reference_ms, naive_ms, wall_ms (host clock around the student sample,
-// from before the launch to after the device-wide synchronise), and `samples`
-// int64 of timed_mismatch (elements of each timed student launch's output that
+// (m*n floats, only in an Ok reply to RunCase), then `samples` doubles of student_ms and
+// of reference_ms, `naive_samples` (at most `samples`) doubles of naive_ms,
+// `samples` doubles of wall_ms (host clock around the student sample, from
+// before the launch to after the device-wide synchronise), and `samples` int64
+// of timed_mismatch (elements of each timed student launch's output that
 // differ bitwise from the checked launch's output).
 struct ReplyHeader {
   std::uint32_t magic = kMagic;
@@ -47,6 +57,7 @@ struct ReplyHeader {
   std::uint64_t nonce = 0;
   std::int32_t m = 0, n = 0;
   std::int32_t samples = 0;
+  std::int32_t naive_samples = 0;  // the naive baseline is timed in fewer rounds
   std::uint32_t message_len = 0;
   double checked_launch_wall_ms = 0;  // host clock around the first (checked) launch incl. synchronise
 };
@@ -64,7 +75,9 @@ bool write_all(int fd, const void* data, std::size_t bytes);
 bool read_all(int fd, void* data, std::size_t bytes);
 
 // Serialise / parse a whole reply. read_reply validates magic, sizes against
-// the expected m, n and a sane sample count, so a garbled stream is an error, not a crash.
+// the expected m, n and a sane sample count, so a garbled stream is an error,
+// not a crash. write_reply sends C when the reply is Ok and C is not empty;
+// the reader says whether it expects C (an Ok reply to RunCase) or not.
 bool write_reply(int fd, const Reply& r);
 bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n,
                 std::int32_t max_samples, std::string& error);
@@ -76,6 +89,6 @@ bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n,
 bool write_all(int fd, const void* data, std::size_t bytes, double timeout_s);
 bool read_all(int fd, void* data, std::size_t bytes, double timeout_s);
 bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n,
-                std::int32_t max_samples, double timeout_s, std::string& error);
+                std::int32_t max_samples, double timeout_s, std::string& error, bool expect_c = true);
 
 }  // namespace sg::proto

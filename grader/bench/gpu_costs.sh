@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Where one grading's GPU time goes (a benchmark, not a test): CUDA start-up
+# alone and in parallel, the runner's selftest with and without each
+# compute-sanitizer tool, and one grading's phases. Run after `make`.
+# Usage: grader/bench/gpu_costs.sh [SUBMISSION=reference/kernel.cu]
+set -u
+SUB=${1:-reference/kernel.cu}
+export PATH="$PATH:/usr/local/cuda/bin"
+W=$(mktemp -d /tmp/sg-costs-XXXXXX)
+trap 'rm -rf "$W"' EXIT
+now() { date +%s.%N; }
+secs() { python3 -c "import sys;print('%.2f'%(float(sys.argv[2])-float(sys.argv[1])))" "$1" "$2"; }
+timed() {  # label, command...: prints the wall time of one run
+  local label=$1; shift; local t0; t0=$(now)
+  timeout -k 5 120 "$@" >"$W/out.txt" 2>&1; local rc=$?
+  printf '%-34s %6ss rc=%s\n' "$label" "$(secs "$t0" "$(now)")" "$rc"
+}
+nvidia-smi --query-gpu=name,persistence_mode,compute_mode --format=csv,noheader
+# A process that starts CUDA, optionally allocates and touches MiB of device memory, and exits.
+cat >"$W/ctx.cu" <<'CU'
+#include <cstdlib>
+int main(int argc, char** argv) {
+  if (cudaFree(0) != cudaSuccess) return 1;
+  size_t mib = argc > 1 ? strtoul(argv[1], 0, 10) : 0;
+  void* p = 0;
+  if (mib && (cudaMalloc(&p, mib << 20) != cudaSuccess || cudaMemset(p, 1, mib << 20) != cudaSuccess)) return 2;
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+CU
+nvcc -arch=sm_90 -o "$W/ctx" "$W/ctx.cu" -cudart static
+timed "cuda start-up, 1 process" "$W/ctx"
+timed "cuda start-up, 1 process again" "$W/ctx"
+for n in 4 8 16; do
+  t0=$(now)
+  for ((i = 0; i < n; i++)); do timeout -k 5 120 "$W/ctx" & done
+  wait
+  printf '%-34s %6ss\n' "cuda start-up, $n at once" "$(secs "$t0" "$(now)")"
+done
+t0=$(now)
+for ((i = 0; i < 8; i++)); do timeout -k 5 120 "$W/ctx" 512 & done
+wait
+printf '%-34s %6ss\n' "start-up + 512 MiB, 8 at once" "$(secs "$t0" "$(now)")"
+build/grade --quiet --keep-work --out "$W/res" --seed 7 "$SUB" >"$W/grade.txt" 2>&1
+python3 - "$W/res/results.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+x = r["extra_data"]
+print("one grading alone: %.2f s, score %s; phases: %s" % (r["execution_time"], r["score"],
+      ", ".join("%s %.2f" % kv for kv in x.get("phase_seconds", {}).items())))
+for t in r["tests"]:
+    s = t.get("extra_data", {}).get("seconds", 0)
+    tm = t.get("extra_data", {}).get("timing")
+    if isinstance(s, (int, float)) and s > 0.15 or tm:
+        print("   %-26s %.2f s" % (t["name"], s) + ("  (medians: student %.2f, reference %.2f, naive %.2f ms)" %
+              (tm["student_ms"], tm["reference_ms"], tm["naive_ms"]) if tm else ""))
+PY
+RUNNER=$(ls -d /tmp/sgemm-grade-*/build/runner 2>/dev/null | head -1)
+if [[ -n $RUNNER ]]; then
+  timed "runner --selftest" "$RUNNER" --selftest 40 50 36 1 7
+  timed "memcheck --check-device-heap" compute-sanitizer --tool memcheck --check-device-heap yes --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
+  timed "memcheck" compute-sanitizer --tool memcheck --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
+  timed "racecheck" compute-sanitizer --tool racecheck --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
+  timed "racecheck, mysgemm only" compute-sanitizer --tool racecheck --kernel-name kns=mysgemm --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
+  timed "racecheck, detect-level error" compute-sanitizer --tool racecheck --racecheck-detect-level error --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
+  timed "memcheck+racecheck in parallel" bash -c "compute-sanitizer --tool memcheck $RUNNER --selftest 40 50 36 1 7 & compute-sanitizer --tool racecheck $RUNNER --selftest 40 50 36 1 7; wait"
+  # How many of each piece one GPU gets through with 4 at a time (a grading
+  # starts one runner and one run of each sanitizer tool).
+  rate() {  # label, command line run 24 times
+    local label=$1 cmd=$2 t0; t0=$(now)
+    seq 24 | xargs -P 4 -I{} timeout -k 5 120 bash -c "$cmd" >/dev/null 2>&1
+    python3 -c "import sys,time;d=time.time()-float(sys.argv[1]);print('%-34s %5.1f/min (24 in %.1f s)'%(sys.argv[2],24*60/d,d))" "$t0" "$label"
+  }
+  rate "runner selftests, 4 at a time" "$RUNNER --selftest 40 50 36 1 7"
+  rate "memcheck runs, 4 at a time" "compute-sanitizer --tool memcheck $RUNNER --selftest 40 50 36 1 7"
+  rate "racecheck runs, 4 at a time" "compute-sanitizer --tool racecheck $RUNNER --selftest 40 50 36 1 7"
+  rm -rf "$(dirname "$(dirname "$RUNNER")")"
+fi
