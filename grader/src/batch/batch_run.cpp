@@ -357,7 +357,9 @@ void BatchRun::start(GradePool& pool, std::size_t index, int slot) {
   job.index = index;
   job.log_file = p.dir + "/grade.log";
   job.time_limit_s = time_limit_s_;
-  job.argv = {grade_, "--quiet", "--student", p.sub.id, "--out", p.dir};
+  // Not --quiet: grade.log keeps the time-stamped steps (where a slow or
+  // crashed grading was), and its last line goes into the journal.
+  job.argv = {grade_, "--student", p.sub.id, "--out", p.dir};
   for (const auto& a : common_grade_options(o_, settings_.suite)) job.argv.push_back(a);
   if (gpus_.empty()) {
     job.env = environment_without("");
