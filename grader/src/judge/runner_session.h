@@ -44,7 +44,7 @@ class RunnerSession {
   // Timed launches of the case kept under keep_slot (proto TimeKept). A
   // runner started since that case was kept has lost it: check generation().
   CaseOutcome time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s);
-  // Changes whenever a fresh runner starts.
+  // How many runners were started so far: changes whenever a fresh one starts.
   int generation() const { return started_; }
   // Starts a runner now if none is running (run() would start it anyway);
   // false with the reason when it cannot be started.
@@ -53,7 +53,6 @@ class RunnerSession {
   void stop();
   // Output captured from every runner started so far, capped and sanitised.
   std::string captured_output(std::size_t cap) const;
-  int runners_started() const { return started_; }
 
  private:
   bool ensure_started(std::string& error);
