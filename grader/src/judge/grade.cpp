@@ -181,8 +181,6 @@ class Grader {
   void time_case(TimedCase& timed);
   // Why a case cannot run on this GPU (too little memory), or empty.
   std::string too_big(const Case& c) const;
-  // Why a case is not run on this backend or GPU, or empty.
-  std::string not_run_here(const Case& c) const;
   // A case's inputs and FP64 oracle result. The second thread passes
   // own_hold: it takes a hold of its own whatever the main thread holds.
   PreparedCase prepare(const Case& c, bool own_hold = false);
@@ -515,11 +513,6 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
   return correct;
 }
 
-std::string Grader::not_run_here(const Case& c) const {
-  if (r_.backend == "cpu" && c.has_performance) return "not measured on the CPU backend (performance cases need a GPU)";
-  return too_big(c);
-}
-
 void Grader::correctness_case(const Case& c, std::size_t ci) {
   if (const std::string why = too_big(c); !why.empty()) {
     mark_not_run(r_.tests[ci], why, Status::Skipped);
@@ -531,15 +524,17 @@ void Grader::correctness_case(const Case& c, std::size_t ci) {
 std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, std::size_t ci, int keep_slot,
                                                                 PreparedCase prepared) {
   const std::size_t pi = ci + 1;
-  if (const std::string why = not_run_here(c); !why.empty()) {
+  if (r_.backend == "cpu") {
     for (std::size_t i : {ci, pi}) {
       TestResult& x = r_.tests[i];
-      mark_not_run(x, why, Status::Skipped);
-      if (r_.backend == "cpu") {
-        x.detail = "worth " + std::to_string(x.max_score) + " points when graded on a GPU";
-        x.max_score = 0;
-      }
+      mark_not_run(x, "not measured on the CPU backend (performance cases need a GPU)", Status::Skipped);
+      x.detail = "worth " + std::to_string(x.max_score) + " points when graded on a GPU";
+      x.max_score = 0;
     }
+    return std::nullopt;
+  }
+  if (const std::string why = too_big(c); !why.empty()) {
+    for (std::size_t i : {ci, pi}) mark_not_run(r_.tests[i], why, Status::Skipped);
     return std::nullopt;
   }
   if (prepared.in.a.empty()) prepared = prepare(c);  // not made ahead

@@ -46,9 +46,6 @@ class RunnerSession {
   CaseOutcome time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s);
   // How many runners were started so far: changes whenever a fresh one starts.
   int generation() const { return started_; }
-  // Starts a runner now if none is running (run() would start it anyway);
-  // false with the reason when it cannot be started.
-  bool start(std::string& error) { return ensure_started(error); }
   // Ends the current runner (if any) and every process it started.
   void stop();
   // Output captured from every runner started so far, capped and sanitised.
