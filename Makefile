@@ -76,7 +76,7 @@ $(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
 	$(CXX) -o $@ $^ -lgtest $(LDLIBS)
 
 # Runner pieces, linked with each submission's object at grading time.
-$(BUILD)/runner/runner_main.o: grader/src/runner/runner_main.cu grader/src/proto/protocol.h
+$(BUILD)/runner/runner_main.o: grader/src/runner/runner_main.cu grader/src/proto/protocol.h grader/src/gpu/device_pool.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(BUILD)/runner/ref_tiled.o: reference/kernel.cu
@@ -119,7 +119,7 @@ clean:
 	rm -rf $(BUILD) dist results
 	$(MAKE) -C student clean
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(CPU_RT_OBJS:.o=.d) $(BUILD)/cpu/cpu_runner.d
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/obj/grader/src/cli/main.d $(CPU_RT_OBJS:.o=.d) $(BUILD)/cpu/cpu_runner.d
 
 # ---- gradescope and course CI (see grader/gradescope/, grader/ci/) ----
 # NO_CUDA=1 builds a grader that needs no CUDA toolkit (Gradescope, GitHub-hosted

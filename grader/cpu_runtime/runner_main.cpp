@@ -106,9 +106,12 @@ int run_case(const proto::RunCaseRequest& q, FaultReply& fault) {
   const auto t0 = Clock::now();
   basicSgemm(q.m, q.n, q.k, d.a, d.b, d.c);
   if ((err = cudaGetLastError()) != cudaSuccess) {
-    r.header.status = proto::ReplyStatus::LaunchError;
+    // As on the GPU: a refused launch leaves the device usable, and the runner carries on.
+    const bool usable = cudaDeviceSynchronize() == cudaSuccess;
+    r.header.status = usable ? proto::ReplyStatus::LaunchRefused : proto::ReplyStatus::LaunchError;
     r.message = "basicSgemm's kernel launch failed: " + describe(err);
-    return send(r) ? -1 : kExitProtocol;
+    if (!send(r)) return kExitProtocol;
+    return usable ? -1 : kExitStickyError;
   }
   if ((err = cudaDeviceSynchronize()) != cudaSuccess) return fail(err, "cudaDeviceSynchronize after basicSgemm");
   r.header.checked_launch_wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();

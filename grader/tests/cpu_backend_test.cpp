@@ -26,7 +26,10 @@
 
 #include "cpubuild/cpu_build.h"
 #include "cpubuild/rewrite.h"
+#include "judge/runner_session.h"
+#include "judge/tool_run.h"
 #include "proto/protocol.h"
+#include "sandbox/process.h"
 
 #ifndef SG_SOURCE_ROOT
 #error "compile with -DSG_SOURCE_ROOT='\"/path/to/repo\"'"
@@ -583,24 +586,103 @@ TEST(CpuBackend, ThreeAndFourConfigArgumentsAndDynamicSharedMemory) {
   }
 }
 
-TEST(CpuBackend, EmptyGridIsALaunchError) {
+TEST(CpuBackend, EmptyGridIsARefusedLaunch) {
   Built b;
   BUILD_OR_FAIL(tiled_variant("dim3 grid((n + TILE_SIZE - 1) / TILE_SIZE, (m + TILE_SIZE - 1) / TILE_SIZE);",
                               "dim3 grid(n / TILE_SIZE, m / TILE_SIZE);"),
                 b);
   const RunOutcome r = run_case(b.build.runner, random_inputs(8, 16, 32, 6));  // m / 16 == 0
   ASSERT_TRUE(r.replied) << r.error << r.output;
-  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::LaunchError);
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::LaunchRefused);
   EXPECT_NE(r.reply.message.find("cudaErrorInvalidConfiguration"), std::string::npos) << r.reply.message;
   EXPECT_NE(r.reply.message.find("grid (2, 0, 1) has a zero dimension"), std::string::npos) << r.reply.message;
 }
 
-TEST(CpuBackend, TooManyThreadsPerBlockIsALaunchError) {
+// A judge's runner session over a built CPU runner, its logs in the build's folder.
+sg::RunnerConfig session_config(const Built& b) {
+  sg::RunnerConfig rc;
+  rc.argv = {b.build.runner};
+  rc.env = sg::scrubbed_environment(b.dir.path.string());
+  rc.scratch_dir = rc.log_dir = b.dir.path.string();
+  rc.drop_privileges = false;
+  rc.pid_namespace = false;
+  return rc;
+}
+
+// The judge's side of a refused launch: the case fails with the launch error,
+// and the same runner (no restart) answers the next case.
+TEST(CpuBackend, RunnerCarriesOnAfterARefusedLaunch) {
+  Built b;
+  BUILD_OR_FAIL(tiled_variant("dim3 grid((n + TILE_SIZE - 1) / TILE_SIZE, (m + TILE_SIZE - 1) / TILE_SIZE);",
+                              "dim3 grid(n / TILE_SIZE, m / TILE_SIZE);"),
+                b);
+  const sg::RunnerConfig rc = session_config(b);
+  sg::RunnerSession session(rc);
+  const Matrices empty_grid = random_inputs(8, 16, 32, 6), whole_tiles = random_inputs(32, 16, 48, 7);
+  const sg::CaseOutcome refused = session.run(8, 16, 32, empty_grid.a, empty_grid.b, 60);
+  EXPECT_EQ(refused.kind, sg::CaseOutcome::Kind::LaunchError);
+  EXPECT_NE(refused.cause.find("cudaErrorInvalidConfiguration"), std::string::npos) << refused.cause;
+  const sg::CaseOutcome next = session.run(32, 16, 48, whole_tiles.a, whole_tiles.b, 60);
+  ASSERT_EQ(next.kind, sg::CaseOutcome::Kind::Ok) << next.cause;
+  EXPECT_EQ(wrong_elements(whole_tiles, next.reply.c), 0);
+  EXPECT_EQ(session.generation(), 1) << "the runner was restarted after a launch that left the device usable";
+}
+
+// After a runner dies, the one that replaces it has a spare started beside
+// it; the spare serves the case after the next death (a fresh runner, no
+// state kept), and the cases in between are unaffected.
+TEST(CpuBackend, SpareRunnerServesAfterTheNextCrash) {
+  Built b;
+  // Threads that return before the barrier: a sticky error (the runner ends) when m % 16 != 0.
+  BUILD_OR_FAIL(tiled_variant("// EARLY_EXIT", "if (row >= m) return;"), b);
+  const sg::RunnerConfig rc = session_config(b);
+  const Matrices ragged = random_inputs(20, 40, 16, 2), whole_tiles = random_inputs(32, 16, 48, 7);
+  const fs::path logs = b.dir.path;
+  {
+    sg::RunnerSession session(rc);
+    auto crash = [&] { return session.run(20, 40, 16, ragged.a, ragged.b, 60); };
+    auto good = [&] { return session.run(32, 16, 48, whole_tiles.a, whole_tiles.b, 60); };
+    EXPECT_EQ(crash().kind, sg::CaseOutcome::Kind::CudaError);
+    EXPECT_FALSE(fs::exists(logs / "runner-2.txt")) << "a spare before any runner died";
+    sg::CaseOutcome second = good();  // a fresh runner, and a spare beside it
+    ASSERT_EQ(second.kind, sg::CaseOutcome::Kind::Ok) << second.cause;
+    EXPECT_EQ(wrong_elements(whole_tiles, second.reply.c), 0);
+    EXPECT_EQ(session.generation(), 2);
+    EXPECT_TRUE(fs::exists(logs / "runner-3.txt")) << "no spare was started after the first death";
+    EXPECT_EQ(crash().kind, sg::CaseOutcome::Kind::CudaError);
+    sg::CaseOutcome fourth = good();  // served by the spare
+    ASSERT_EQ(fourth.kind, sg::CaseOutcome::Kind::Ok) << fourth.cause;
+    EXPECT_EQ(wrong_elements(whole_tiles, fourth.reply.c), 0);
+    EXPECT_EQ(session.generation(), 3);
+    EXPECT_TRUE(fs::exists(logs / "runner-4.txt")) << "no new spare beside the promoted one";
+    EXPECT_FALSE(fs::exists(logs / "runner-5.txt"));
+  }
+  // The session's end takes the runner and its spare.
+  sg::kill_all_descendants();
+  std::error_code ec;
+  int children = 0;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(e.path() / "stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(text.substr(close + 2));
+    char state;
+    long ppid = 0;
+    rest >> state >> ppid;
+    children += ppid == static_cast<long>(getpid());
+  }
+  EXPECT_EQ(children, 0) << "runners outlived their session";
+}
+
+TEST(CpuBackend, TooManyThreadsPerBlockIsARefusedLaunch) {
   Built b;
   BUILD_OR_FAIL(tiled_variant("dim3 block(TILE_SIZE, TILE_SIZE);", "dim3 block(32, 33);"), b);
   const RunOutcome r = run_case(b.build.runner, random_inputs(16, 16, 16, 6));
   ASSERT_TRUE(r.replied) << r.error << r.output;
-  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::LaunchError);
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::LaunchRefused);
   EXPECT_NE(r.reply.message.find("has 1056 threads; at most 1024"), std::string::npos) << r.reply.message;
 }
 

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "judge/tool_run.h"
 #include "proto/protocol.h"
 #include "sandbox/process.h"
 
@@ -664,6 +665,51 @@ TEST_F(CappedText, MissingFileAndSymlinkAreNotedNotFollowed) {
   const std::string via_link = sg::read_capped_text(link, 100);
   EXPECT_EQ(via_link.find("secret"), std::string::npos) << via_link;
   EXPECT_NE(via_link.find("output unavailable"), std::string::npos) << via_link;
+}
+
+// Tools run side by side (the two sanitizer tools): at once, each with its
+// own ending, and nothing they leave behind survives the last of them.
+std::vector<sg::ToolRun> run_side_by_side(const std::vector<std::pair<std::string, double>>& scripts,
+                                          const std::string& dir) {
+  std::vector<sg::ToolCommand> commands;
+  for (std::size_t i = 0; i < scripts.size(); ++i)
+    commands.push_back({{"/bin/sh", "-c", scripts[i].first}, dir + "/tool-" + std::to_string(i) + ".txt",
+                        scripts[i].second});
+  return sg::run_tools(commands, {"PATH=/usr/bin:/bin"}, dir, false, 4096, false);
+}
+
+TEST_F(Sandbox, ToolsSideBySideRunAtOnce) {
+  // The first waits (at most 5 s) for a file that only the second makes.
+  const std::string go = out_path("go");
+  std::remove(go.c_str());
+  const auto runs = run_side_by_side(
+      {{"i=0; while [ ! -e '" + go + "' ]; do sleep 0.02; i=$((i+1)); [ $i -gt 250 ] && exit 1; done; exit 3", 30},
+       {"touch '" + go + "'; sleep 0.3; exit 4", 30}},
+      scratch_);
+  ASSERT_EQ(runs.size(), 2u);
+  for (const auto& r : runs) ASSERT_TRUE(r.started) << r.start_error;
+  EXPECT_TRUE(runs[0].exit.exited && runs[0].exit.code == 3) << "first: " << runs[0].exit.describe();
+  EXPECT_TRUE(runs[1].exit.exited && runs[1].exit.code == 4) << "second: " << runs[1].exit.describe();
+}
+
+TEST_F(Sandbox, ToolEndingFirstLeavesItsSiblingRunning) {
+  // The first ends at once, leaving an escaped process behind; the second
+  // must still end by itself, and the escaped process must not outlive both.
+  const auto runs = run_side_by_side(
+      {{"'" + probe_path_ + "' escape", 30}, {"sleep 0.5; exit 7", 30}}, scratch_);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_TRUE(runs[0].exit.exited && runs[0].exit.code == 0) << runs[0].exit.describe() << runs[0].output;
+  EXPECT_TRUE(runs[1].exit.exited && runs[1].exit.code == 7) << runs[1].exit.describe();
+  const long escaped = number_after(runs[0].output, "escaped");
+  ASSERT_GT(escaped, 0) << runs[0].output;
+  EXPECT_FALSE(proc_stat(escaped)) << "escaped process " << escaped << " survived";
+}
+
+TEST_F(Sandbox, ToolPastItsDeadlineIsKilledAloneFromItsSibling) {
+  const auto runs = run_side_by_side({{"sleep 30", 0.3}, {"sleep 1; exit 5", 30}}, scratch_);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_TRUE(runs[0].exit.timed_out) << runs[0].exit.describe();
+  EXPECT_TRUE(runs[1].exit.exited && runs[1].exit.code == 5) << runs[1].exit.describe();
 }
 
 TEST(ExitInfo, DescribesEachEnding) {

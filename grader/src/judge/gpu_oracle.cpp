@@ -37,6 +37,8 @@ double GpuOracle::time_sgemm(int, int, int, const float*, const float*, int) {
 #include <algorithm>
 #include <cmath>
 
+#include "gpu/device_pool.h"
+
 namespace sg {
 namespace {
 
@@ -56,8 +58,10 @@ void cublas_check(cublasStatus_t st, const char* call) {
 template <typename T>
 struct DeviceArray {
   T* p = nullptr;
-  explicit DeviceArray(std::size_t count) { CUDA_CHECK(cudaMalloc(&p, sizeof(T) * std::max<std::size_t>(count, 1))); }
-  ~DeviceArray() { cudaFree(p); }
+  explicit DeviceArray(std::size_t count) {
+    CUDA_CHECK(gpu::device_alloc(reinterpret_cast<void**>(&p), sizeof(T) * std::max<std::size_t>(count, 1)));
+  }
+  ~DeviceArray() { gpu::device_free(p); }
   DeviceArray(const DeviceArray&) = delete;
   DeviceArray& operator=(const DeviceArray&) = delete;
 };
@@ -101,6 +105,7 @@ struct GpuOracle::Impl {
 
 GpuOracle::GpuOracle() : impl_(std::make_unique<Impl>()) {
   CUDA_CHECK(cudaSetDevice(0));
+  CUDA_CHECK(gpu::keep_freed_memory());  // per-case buffers without the driver lock (gpu/device_pool.h)
   CUBLAS_CHECK(cublasCreate(&impl_->handle));
   CUBLAS_CHECK(cublasSetMathMode(impl_->handle, CUBLAS_DEFAULT_MATH));
   CUDA_CHECK(cudaEventCreate(&impl_->start));

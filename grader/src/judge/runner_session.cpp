@@ -20,29 +20,58 @@ RunnerSession::RunnerSession(RunnerConfig cfg) : cfg_(std::move(cfg)), next_nonc
 RunnerSession::~RunnerSession() { stop(); }
 
 void RunnerSession::stop() {
-  if (!child_) return;
-  proto::RunCaseRequest quit;
-  quit.type = proto::RequestType::Quit;
-  proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
-  child_->wait(2.0);  // kills the whole group if it lingers
-  child_.reset();
+  drop_spare();
+  if (child_) {
+    proto::RunCaseRequest quit;
+    quit.type = proto::RequestType::Quit;
+    proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
+    child_->wait(2.0);  // kills the whole group if it lingers
+    child_.reset();
+  }
 }
 
-bool RunnerSession::ensure_started(std::string& error) {
-  if (child_) return true;
+void RunnerSession::drop_spare() {
+  if (!spare_) return;
+  spare_->kill_all(false);  // its group only: a sweep now would take the current runner too
+  spare_.reset();
+}
+
+std::optional<Child> RunnerSession::spawn_runner(std::string& log_file, std::string& error) {
   SpawnOptions opts;
   opts.argv = cfg_.argv;
   opts.env = cfg_.env;
   opts.workdir = cfg_.scratch_dir;
-  opts.output_file = cfg_.log_dir + "/runner-" + std::to_string(started_ + 1) + ".txt";
+  opts.output_file = cfg_.log_dir + "/runner-" + std::to_string(spawned_ + 1) + ".txt";
   opts.drop_privileges = cfg_.drop_privileges;
   opts.protocol_pipes = true;
   opts.limits = cfg_.limits;
   opts.pid_namespace = cfg_.pid_namespace;
-  child_ = Child::spawn(opts, error);
-  if (!child_) return false;
+  std::optional<Child> child = Child::spawn(opts, error);
+  if (child) {
+    ++spawned_;
+    log_file = opts.output_file;
+  }
+  return child;
+}
+
+bool RunnerSession::ensure_started(std::string& error) {
+  if (child_) return true;
+  std::string log_file;
+  if (spare_ && !spare_->ended()) {
+    child_ = std::move(spare_);
+    spare_.reset();
+    log_file = spare_log_;
+  } else {
+    drop_spare();  // it died waiting (its own code, before any request): start afresh
+    child_ = spawn_runner(log_file, error);
+    if (!child_) return false;
+  }
   ++started_;
-  logs_.push_back(opts.output_file);
+  logs_.push_back(log_file);
+  if (started_ > 1) {
+    std::string ignored;  // no spare is no failure: the next restart starts its runner then
+    spare_ = spawn_runner(spare_log_, ignored);
+  }
   return true;
 }
 
@@ -51,7 +80,9 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
   out.kind = kind;
   out.cause = cause;
   if (child_) {
-    ExitInfo info = child_->kill_all();
+    // Everything the dead runner left dies with it; the spare lives on.
+    ExitInfo info = child_->kill_all(false);
+    kill_all_descendants(spare_ ? spare_->pid() : 0);
     // A runner that died on its own says how; one we killed just "timed out".
     if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
       if (kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError)
@@ -131,6 +162,10 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
       out.kind = CaseOutcome::Kind::OutOfMemory;
       out.cause = "out of GPU memory: " + r.message;
       return out;  // not sticky: the runner carries on
+    case proto::ReplyStatus::LaunchRefused:
+      out.kind = CaseOutcome::Kind::LaunchError;
+      out.cause = r.message;
+      return out;  // the device still works: the runner carries on
     case proto::ReplyStatus::LaunchError:
       return fail_and_reset(CaseOutcome::Kind::LaunchError, r.message);
     case proto::ReplyStatus::CudaError:

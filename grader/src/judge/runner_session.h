@@ -44,7 +44,7 @@ class RunnerSession {
   // Timed launches of the case kept under keep_slot (proto TimeKept). A
   // runner started since that case was kept has lost it: check generation().
   CaseOutcome time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s);
-  // How many runners were started so far: changes whenever a fresh one starts.
+  // How many runners have served so far: changes whenever a fresh one takes over.
   int generation() const { return started_; }
   // Ends the current runner (if any) and every process it started.
   void stop();
@@ -57,10 +57,18 @@ class RunnerSession {
   CaseOutcome exchange(const proto::RunCaseRequest& q, const std::vector<const std::vector<float>*>& payload,
                        bool expect_c, double timeout_s);
   CaseOutcome fail_and_reset(CaseOutcome::Kind kind, const std::string& cause);
+  std::optional<Child> spawn_runner(std::string& log_file, std::string& error);
+  void drop_spare();
 
   RunnerConfig cfg_;
   std::optional<Child> child_;
+  // After a runner dies, its replacement's replacement is started at once
+  // (a submission that crashed tends to crash again), so that its CUDA
+  // start-up overlaps the next case instead of following the next crash.
+  std::optional<Child> spare_;
+  std::string spare_log_;
   int started_ = 0;
+  int spawned_ = 0;  // runners started, spares included (names the log files)
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;
 };

@@ -16,7 +16,22 @@ struct ToolRun {
   bool ok() const { return started && exit.exited && exit.code == 0; }
 };
 
-// `drop_privileges`: for commands that execute student code (the sanitizer).
+// One of several tools run side by side.
+struct ToolCommand {
+  std::vector<std::string> argv;
+  std::string output_file;
+  double timeout_s = 0;
+};
+
+// Runs the commands at once, each with its own deadline and process group;
+// returns when all have ended, in the order given. Whatever they left running
+// is killed once, after the last one ends (an earlier sweep would take the
+// others with it). `drop_privileges`: for commands that execute student code.
+std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
+                               const std::string& cwd, bool drop_privileges, std::size_t output_cap,
+                               bool pid_namespace = true);
+
+// One tool: run_tools with a single command.
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
                  const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
                  bool pid_namespace = true);

@@ -180,6 +180,7 @@ bool valid_status(ReplyStatus s) {
     case ReplyStatus::LaunchError:
     case ReplyStatus::OutOfMemory:
     case ReplyStatus::BadRequest:
+    case ReplyStatus::LaunchRefused:
       return true;
   }
   return false;

@@ -39,9 +39,11 @@ struct RunCaseRequest {
 enum class ReplyStatus : std::uint32_t {
   Ok = 1,
   CudaError = 2,      // a CUDA call failed; `message` names it (sticky errors end the runner)
-  LaunchError = 3,    // basicSgemm's launch failed (cudaGetLastError after it)
+  LaunchError = 3,    // basicSgemm's launch failed (cudaGetLastError after it); the runner ends
   OutOfMemory = 4,    // the case's buffers did not fit on the device
-  BadRequest = 5
+  BadRequest = 5,
+  LaunchRefused = 6   // the launch failed but the device still works (a zero-sized grid,
+                      // too many threads per block): the runner carries on
 };
 
 // Followed on the wire by: message (message_len bytes), C of the checked launch

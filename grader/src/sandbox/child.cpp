@@ -1,6 +1,6 @@
 // The judge's handle on a running child: bounded waits, killing and reaping.
-// The judge runs one untrusted child at a time, so "kill every descendant"
-// after a child ends is the containment rule, not collateral damage.
+// "Kill every descendant" after a child ends is the containment rule; children
+// run side by side (the two sanitizer tools) defer it until all have ended.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -132,7 +132,9 @@ bool Child::wait_readable(int fd, double timeout_s) const {
   return wait_fd_readable(fd, ms >= INT_MAX ? INT_MAX : static_cast<int>(std::ceil(ms)));
 }
 
-ExitInfo Child::kill_all() {
+bool Child::ended() const { return pid_ <= 0 || reaped_ || has_terminated(pid_); }
+
+ExitInfo Child::kill_all(bool sweep) {
   if (pid_ > 0 && !reaped_) {
     kill(-pid_, SIGKILL);
     kill(pid_, SIGKILL);  // in case it moved itself to another group
@@ -144,18 +146,18 @@ ExitInfo Child::kill_all() {
     else
       exit_.signal = SIGKILL;  // stuck in the kernel for now; the destructor tries again
   }
-  kill_all_descendants();
+  if (sweep) kill_all_descendants();
   return exit_;
 }
 
-ExitInfo Child::wait(double timeout_s) {
+ExitInfo Child::wait(double timeout_s, bool sweep) {
   if (pid_ <= 0 || reaped_) return exit_;
   const auto deadline = Clock::now() + std::chrono::duration<double>(std::max(0.0, timeout_s));
   int delay_us = 100;
   while (!has_terminated(pid_)) {
     if (Clock::now() >= deadline) {
       exit_.timed_out = true;
-      return kill_all();
+      return kill_all(sweep);
     }
     backoff_sleep(delay_us);
   }
@@ -166,7 +168,7 @@ ExitInfo Child::wait(double timeout_s) {
   const Reaped reaped = reap(pid_, kReapAfterKillS, status);
   use_runner_status(status_fd_, reaped, status);
   if (record_ending(reaped, status, exit_)) reaped_ = true;
-  kill_all_descendants();
+  if (sweep) kill_all_descendants();
   return exit_;
 }
 

@@ -59,8 +59,9 @@ pid_t parent_of(pid_t pid) {
 // `root` (root excluded), each sent SIGSTOP the moment it is recognised so
 // that it can fork no further while the pass goes on. A child normally has
 // a higher pid than its parent and so comes later in /proc; after pid
-// wrap-around it may not, which the closure at the end catches.
-std::vector<pid_t> stop_descendants_of(pid_t root) {
+// wrap-around it may not, which the closure at the end catches. `spared`
+// (when not 0) and everything below it are left out.
+std::vector<pid_t> stop_descendants_of(pid_t root, pid_t spared) {
   std::unordered_set<pid_t> found;
   std::vector<std::pair<pid_t, pid_t>> others;  // pid, parent: not (yet) known to descend
   if (DIR* proc = opendir("/proc")) {
@@ -72,7 +73,7 @@ std::vector<pid_t> stop_descendants_of(pid_t root) {
       if (*end != '\0') continue;
       const auto pid = static_cast<pid_t>(number);
       const pid_t ppid = parent_of(pid);
-      if (ppid < 0 || pid == root) continue;
+      if (ppid < 0 || pid == root || pid == spared) continue;
       if (ppid == root || found.count(ppid)) {
         kill(pid, SIGSTOP);
         found.insert(pid);
@@ -116,7 +117,7 @@ void become_subreaper() {
     throw std::runtime_error(std::string("prctl(PR_SET_CHILD_SUBREAPER): ") + std::strerror(errno));
 }
 
-void kill_all_descendants() {
+void kill_all_descendants(pid_t spared) {
   const pid_t self = getpid();
   const auto deadline = Clock::now() + std::chrono::duration<double>(kSweepDeadlineS);
   int quiet = 0;
@@ -124,7 +125,7 @@ void kill_all_descendants() {
   for (;;) {
     // Freeze first, then kill: a stopped process cannot fork a successor
     // between being seen and being killed.
-    const std::vector<pid_t> found = stop_descendants_of(self);
+    const std::vector<pid_t> found = stop_descendants_of(self, spared);
     for (const pid_t pid : found) kill(pid, SIGKILL);
     const bool reaped = reap_ended_children();
     // Zombies are descendants too until reaped, so only a scan that finds

@@ -57,9 +57,13 @@ class Child {
   // Wait until `fd` is readable or the deadline passes; false on timeout.
   bool wait_readable(int fd, double timeout_s) const;
   // Kill the child's process group and every descendant that escaped it, then reap.
-  ExitInfo kill_all();
+  // sweep = false leaves the escaped descendants (and any sibling children)
+  // alone: for children run side by side, swept together once all have ended.
+  ExitInfo kill_all(bool sweep = true);
   // Wait for exit up to timeout_s; kills everything on timeout.
-  ExitInfo wait(double timeout_s);
+  ExitInfo wait(double timeout_s, bool sweep = true);
+  // Has it ended (or been reaped)? Never blocks, reaps nothing.
+  bool ended() const;
 
  private:
   Child() = default;
@@ -74,8 +78,12 @@ class Child {
 // here and can be found and killed. Call once at start-up of the judge.
 void become_subreaper();
 // Kill and reap every descendant of this process (used after each runner and at exit).
-// Child::wait and Child::kill_all end with this sweep, so the judge runs one child at a time.
-void kill_all_descendants();
+// Child::wait and Child::kill_all end with this sweep unless told otherwise, so
+// children run side by side are swept together after the last one ends.
+// `spared` (a pid, or 0) and its descendants are left alone: a runner started
+// in advance survives the sweep after the one it replaces. (Ended children
+// are reaped whatever their parent.)
+void kill_all_descendants(pid_t spared = 0);
 
 // Read at most `cap` bytes of a file, replacing invalid UTF-8 and control bytes
 // so the text is safe to put into JSON/XML; appends a truncation note when longer.
