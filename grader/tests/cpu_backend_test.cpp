@@ -28,8 +28,8 @@
 #include "cpubuild/rewrite.h"
 #include "judge/runner_session.h"
 #include "judge/tool_run.h"
+#include "proc_tree.h"
 #include "proto/protocol.h"
-#include "sandbox/process.h"
 
 #ifndef SG_SOURCE_ROOT
 #error "compile with -DSG_SOURCE_ROOT='\"/path/to/repo\"'"
@@ -657,24 +657,8 @@ TEST(CpuBackend, SpareRunnerServesAfterTheNextCrash) {
     EXPECT_TRUE(fs::exists(logs / "runner-4.txt")) << "no new spare beside the promoted one";
     EXPECT_FALSE(fs::exists(logs / "runner-5.txt"));
   }
-  // The session's end takes the runner and its spare.
-  sg::kill_all_descendants();
-  std::error_code ec;
-  int children = 0;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
-    const std::string name = e.path().filename().string();
-    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-    std::ifstream stat(e.path() / "stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-    const auto close = text.rfind(')');
-    if (close == std::string::npos) continue;
-    std::istringstream rest(text.substr(close + 2));
-    char state;
-    long ppid = 0;
-    rest >> state >> ppid;
-    children += ppid == static_cast<long>(getpid());
-  }
-  EXPECT_EQ(children, 0) << "runners outlived their session";
+  // The session's end takes the runner and its spare (zombies count too).
+  EXPECT_TRUE(sg::test::my_descendants().empty()) << "runners outlived their session";
 }
 
 TEST(CpuBackend, TooManyThreadsPerBlockIsARefusedLaunch) {
