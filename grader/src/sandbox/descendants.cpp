@@ -55,6 +55,35 @@ pid_t parent_of(pid_t pid) {
   return static_cast<pid_t>(ppid);
 }
 
+// The children of every thread of `pid`, from /proc/<pid>/task/<tid>/children
+// (empty where the kernel lacks the file or the process is gone).
+std::vector<pid_t> children_of(pid_t pid) {
+  std::vector<pid_t> out;
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%ld/task", static_cast<long>(pid));
+  DIR* tasks = opendir(path);
+  if (!tasks) return out;
+  while (const dirent* t = readdir(tasks)) {
+    if (t->d_name[0] < '1' || t->d_name[0] > '9') continue;
+    char file[320];
+    std::snprintf(file, sizeof file, "/proc/%ld/task/%s/children", static_cast<long>(pid), t->d_name);
+    const int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+    close(fd);
+    const char* p = text.c_str();
+    for (char* end = nullptr;; p = end) {
+      const long child = std::strtol(p, &end, 10);
+      if (end == p) break;
+      out.push_back(static_cast<pid_t>(child));
+    }
+  }
+  closedir(tasks);
+  return out;
+}
+
 // One pass over /proc: every live process whose chain of parents reaches
 // `root` (root excluded), each sent SIGSTOP the moment it is recognised so
 // that it can fork no further while the pass goes on. A child normally has
@@ -63,6 +92,18 @@ pid_t parent_of(pid_t pid) {
 // (when not 0) and everything below it are left out.
 std::vector<pid_t> stop_descendants_of(pid_t root, pid_t spared) {
   std::unordered_set<pid_t> found;
+  // First down the tree by each process's list of children: a few small
+  // reads per process, fast enough to catch a chain that forks and exits
+  // (its orphans come back to us, the subreaper) faster than a scan of the
+  // whole of /proc goes on a busy machine.
+  for (std::vector<pid_t> todo = children_of(root); !todo.empty();) {
+    const pid_t pid = todo.back();
+    todo.pop_back();
+    if (pid == root || pid == spared || !found.insert(pid).second) continue;
+    kill(pid, SIGSTOP);
+    for (const pid_t c : children_of(pid)) todo.push_back(c);
+  }
+  // Then the whole of /proc, for what the lists missed.
   std::vector<std::pair<pid_t, pid_t>> others;  // pid, parent: not (yet) known to descend
   if (DIR* proc = opendir("/proc")) {
     while (const dirent* entry = readdir(proc)) {
