@@ -4,7 +4,7 @@
 # and where the time goes (compile vs the rest), on one GPU and, where the
 # machine has them, on two. Run from the repository root after `make`:
 #   grader/bench/batch_bench.sh [N_SUBMISSIONS=60] [SUITE=testcases/default.yaml]
-# Environment: GRADE (default build/grade), BACKEND (default: gpu when
+# Environment: CLASS (mix, nocrash or reference; see below), GRADE (default build/grade), BACKEND (default: gpu when
 # nvidia-smi lists a GPU, else cpu), JOBS (grade processes per GPU to try,
 # e.g. "4 8"; default the batch's own choice), KEEP=1 keeps the work folder,
 # LOGS=DIR saves each run's reports, grade logs and machine samples there.
@@ -21,8 +21,15 @@ BACKEND=${BACKEND:-$([[ ${GPUS:-0} -gt 0 ]] && echo gpu || echo cpu)}
 WORK=$(mktemp -d /tmp/sg-batch-bench-XXXXXX)
 [[ ${KEEP:-0} == 1 ]] || trap 'rm -rf "$WORK"' EXIT
 
-# The class: the reference, the handout skeleton and every bug sample, in turn.
-mapfile -t KERNELS < <(printf '%s\n' reference/kernel.cu student/kernel.cu; ls grader/samples/bugs/*/kernel.cu)
+# The class (CLASS): mix = the reference, the handout skeleton and every bug
+# sample, in turn; nocrash = the same without block_1d (which crashes the GPU
+# on every case); reference = copies of the reference.
+case ${CLASS:-mix} in
+  mix) mapfile -t KERNELS < <(printf '%s\n' reference/kernel.cu student/kernel.cu; ls grader/samples/bugs/*/kernel.cu) ;;
+  nocrash) mapfile -t KERNELS < <(printf '%s\n' reference/kernel.cu student/kernel.cu; ls grader/samples/bugs/*/kernel.cu | grep -v /block_1d/) ;;
+  reference) KERNELS=(reference/kernel.cu) ;;
+  *) echo "batch_bench: CLASS must be mix, nocrash or reference" >&2; exit 2 ;;
+esac
 for ((i = 0; i < N; i++)); do
   d=$(printf '%s/class/s%03d' "$WORK" "$i")
   mkdir -p "$d"
@@ -98,7 +105,7 @@ if samples:
 PY
 }
 
-echo "batch_bench: $N submissions, suite $SUITE, backend $BACKEND, $(nproc) CPUs, ${GPUS:-0} GPUs"
+echo "batch_bench: $N submissions (class ${CLASS:-mix}), suite $SUITE, backend $BACKEND, $(nproc) CPUs, ${GPUS:-0} GPUs"
 printf '%-10s %5s %9s %10s %10s %10s %10s\n' setup subs wall_s subs/min compile_s other_s compile
 if [[ $BACKEND == cpu ]]; then
   run cpu

@@ -36,6 +36,33 @@ for n in 4 8 16; do
   wait
   printf '%-34s %6ss\n' "cuda start-up, $n at once" "$(secs "$t0" "$(now)")"
 done
+# A judge-like process: CUDA, cuBLAS and two DGEMMs (as the oracle does), to
+# compare with bare start-up when many start at once.
+cat >"$W/judge.cu" <<'CU'
+#include <cublas_v2.h>
+#include <vector>
+int main() {
+  cublasHandle_t h;
+  if (cudaFree(0) != cudaSuccess || cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) return 1;
+  for (int n : {256, 1024}) {
+    double *a = 0, *c = 0;
+    std::vector<double> host(size_t(n) * n, 1.0);
+    if (cudaMalloc(&a, 8ull * n * n) != cudaSuccess || cudaMalloc(&c, 8ull * n * n) != cudaSuccess) return 2;
+    cudaMemcpy(a, host.data(), 8ull * n * n, cudaMemcpyHostToDevice);
+    const double one = 1, zero = 0;
+    if (cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a, n, a, n, &zero, c, n) != CUBLAS_STATUS_SUCCESS) return 3;
+    if (cudaMemcpy(host.data(), c, 8ull * n * n, cudaMemcpyDeviceToHost) != cudaSuccess) return 4;
+    cudaFree(a);
+    cudaFree(c);
+  }
+  return cublasDestroy(h) != CUBLAS_STATUS_SUCCESS;
+}
+CU
+nvcc -arch=sm_90 -o "$W/judge" "$W/judge.cu" -lcublas
+t0=$(now)
+for ((i = 0; i < 16; i++)); do timeout -k 5 120 "$W/judge" & done
+wait
+printf '%-34s %6ss\n' "judge-like (cuBLAS), 16 at once" "$(secs "$t0" "$(now)")"
 t0=$(now)
 for ((i = 0; i < 8; i++)); do timeout -k 5 120 "$W/ctx" 512 & done
 wait

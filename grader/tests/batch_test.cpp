@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
@@ -28,6 +29,7 @@
 #include "batch/result_reader.h"
 #include "batch/roster.h"
 #include "batch/slurm_plan.h"
+#include "gpu_guard.h"
 #include "report/writers.h"
 
 namespace {
@@ -599,6 +601,30 @@ TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
   EXPECT_EQ(again.code, 2) << again.output;
   EXPECT_NE(again.output.find("--resume"), std::string::npos) << again.output;
   EXPECT_EQ(read_file(out + "/journal.jsonl"), before) << "a refused run must change nothing";
+}
+
+// On a GPU the batch tells each grade process the GPU's architecture, which
+// builds at once (no second build) and still reports the device it ran on.
+TEST(BatchEndToEnd, GradesOnTheGpuWithItsArchitecturePassedDown) {
+  SG_REQUIRE_GPU();
+  TempDir tmp;
+  make_plain_class(tmp / "class");
+  const std::string out = tmp / "out";
+  std::vector<std::string> args = batch_args(tmp / "class", out, {"--jobs", "2"});
+  *std::find(args.begin(), args.end(), "cpu") = "gpu";
+  const RunResult r = run_grade(args, tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto book = read_gradebook(out + "/gradebook.csv");
+  EXPECT_EQ(book["alice"]["status"], "graded");
+  EXPECT_EQ(book["alice"]["total"], book["alice"]["max"]) << read_file(out + "/alice/report.md");
+  EXPECT_EQ(book["bob"]["status"], "graded");
+  EXPECT_EQ(book["carol"]["status"], "compile error");
+  const std::string log = read_file(out + "/alice/grade.log");
+  EXPECT_EQ(log.find("building again"), std::string::npos) << log;
+  const nlohmann::json res = nlohmann::json::parse(read_file(out + "/alice/results.json"));
+  const std::string device = res["extra_data"].value("device", "");
+  EXPECT_NE(device.find("(sm_"), std::string::npos) << device;
+  EXPECT_EQ(device.find("CUDA device"), std::string::npos) << "the placeholder name was reported: " << device;
 }
 
 // Processes whose command line mentions `needle` (e.g. a batch's out folder).

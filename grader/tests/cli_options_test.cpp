@@ -18,7 +18,7 @@ TEST(CliOptions, FullForm) {
   sg::CliOptions o;
   std::string err;
   ASSERT_TRUE(parse({"--suite", "s.yaml", "--out", "o", "--seed", "42", "--visibility", "public", "--backend", "cpu",
-                     "sub/"},
+                     "--device-arch", "sm_90", "sub/"},
                     o, err))
       << err;
   EXPECT_EQ(o.suite, "s.yaml");
@@ -27,6 +27,7 @@ TEST(CliOptions, FullForm) {
   EXPECT_EQ(*o.seed, 42u);
   EXPECT_TRUE(o.public_only);
   EXPECT_EQ(o.backend, "cpu");
+  EXPECT_EQ(o.device_arch, "sm_90");
   EXPECT_EQ(o.submission, "sub/");
 }
 
@@ -40,6 +41,9 @@ TEST(CliOptions, Errors) {
                                        {{"--seed", "-3", "s"}, "--seed"},
                                        {{"--visibility", "secret", "s"}, "--visibility"},
                                        {{"--backend", "tpu", "s"}, "--backend"},
+                                       {{"--device-arch", "90", "s"}, "--device-arch: expected"},
+                                       {{"--device-arch", "sm_9", "s"}, "--device-arch: expected"},
+                                       {{"--device-arch", "sm_90; rm", "s"}, "--device-arch: expected"},
                                        {{"--bogus", "s"}, "--bogus"},
                                        {{"a", "b"}, "more than one"},
                                        {{"s", "--out"}, "--out needs a value"}}) {

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <string>
 
+#include "gpu_guard.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -126,6 +128,32 @@ void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   const int rc = std::system(("pgrep -f '" + (dir_ / "tmp").string() + "/[s]gemm-grade-' >/dev/null").c_str());
   EXPECT_NE(WEXITSTATUS(rc), 0) << "a runner outlived the watchdog";
+}
+
+}  // namespace
+
+namespace {
+
+// --device-arch that is not the GPU's (grade batch passes it down) costs a
+// second build for the GPU's own architecture, never a wrong grade.
+TEST_F(GradeCli, WrongDeviceArchIsBuiltAgainForTheGpu) {
+  SG_REQUIRE_GPU();
+  const std::string out = (dir_ / "out").string();
+  const std::string cmd = "timeout -k 5 300 '" + std::string(SG_BUILD_DIR) +
+                          "/grade' --backend gpu --device-arch sm_75 --seed 3 --suite '" + SG_SOURCE_ROOT +
+                          "/testcases/smoke.yaml' --out '" + out + "' '" + SG_SOURCE_ROOT +
+                          "/reference/kernel.cu' >/dev/null 2>'" + (dir_ / "err.txt").string() + "' </dev/null";
+  const int rc = std::system(cmd.c_str());
+  std::ifstream f(dir_ / "err.txt");
+  std::stringstream err;
+  err << f.rdbuf();
+  ASSERT_EQ(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 0) << err.str();
+  EXPECT_NE(err.str().find("building again for sm_"), std::string::npos) << err.str();
+  EXPECT_EQ(err.str().find("building again for sm_75"), std::string::npos) << err.str();
+  std::ifstream rf(out + "/results.json");
+  const nlohmann::json r = nlohmann::json::parse(rf);
+  EXPECT_DOUBLE_EQ(r["score"].get<double>(), r["extra_data"]["max_score"].get<double>()) << r.dump(1).substr(0, 4000);
+  EXPECT_EQ(r["extra_data"]["device"].get<std::string>().find("sm_75"), std::string::npos);
 }
 
 }  // namespace

@@ -124,6 +124,7 @@ class BatchRun {
   BatchSettings settings_;
   double time_limit_s_ = 0;
   std::vector<int> gpus_;  // empty: CPU mode
+  std::map<int, std::string> gpu_arch_;  // "sm_90" per GPU in gpus_, when it could be read
   std::vector<Pending> todo_;
   std::map<std::size_t, int> slot_of_;
   std::unique_ptr<Progress> progress_;
@@ -188,7 +189,7 @@ int BatchRun::run() {
     return 2;
   }
 
-  // Devices: GPU mode runs 2 grade processes per GPU sharing that GPU's lock.
+  // Devices: GPU mode runs several grade processes per GPU sharing that GPU's lock.
   if (o_.backend != "cpu") {
     std::string error;
     gpus_ = choose_gpus(o_.gpus, visible_gpu_count(), error);
@@ -200,6 +201,7 @@ int BatchRun::run() {
       std::fprintf(log_, "grade batch: --backend gpu, but no CUDA device is visible\n");
       return 2;
     }
+    for (int g : gpus_) gpu_arch_[g] = gpu_arch(g);
   }
   settings_ = {subs, suite_path, o_.backend, o_.public_only,
                o_.shard_count ? std::to_string(o_.shard_index) + "/" + std::to_string(o_.shard_count) : ""};
@@ -369,6 +371,7 @@ void BatchRun::start(GradePool& pool, std::size_t index, int slot) {
     job.env = environment_without("CUDA_VISIBLE_DEVICES");
     job.env.push_back("CUDA_VISIBLE_DEVICES=" + child_visible_devices(gpu, parent));
     job.argv.insert(job.argv.end(), {"--gpu-lock", out_ + "/.locks/gpu" + std::to_string(gpu) + ".lock"});
+    if (!gpu_arch_[gpu].empty()) job.argv.insert(job.argv.end(), {"--device-arch", gpu_arch_[gpu]});
   }
   job.argv.push_back(p.sub.path);
   pool.start(job);

@@ -21,6 +21,22 @@ int visible_gpu_count() {
 #endif
 }
 
+std::string gpu_arch(int index) {
+#ifdef SG_NO_CUDA
+  (void)index;
+  return "";
+#else
+  int major = 0, minor = 0;
+  // Attributes only: no context is created in the batch process.
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, index) != cudaSuccess ||
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, index) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return "sm_" + std::to_string(major) + std::to_string(minor);
+#endif
+}
+
 std::string child_visible_devices(int index, const char* parent_value) {
   if (parent_value && *parent_value) {
     const std::string list = parent_value;

@@ -9,6 +9,11 @@ namespace sg::batch {
 // Visible CUDA devices (0 when there is no driver or no device).
 int visible_gpu_count();
 
+// The device's architecture as nvcc names it ("sm_90"), or empty when it
+// cannot be read. The batch hands it to each grade process, which then
+// compiles while its own CUDA start-up runs beside the compiler.
+std::string gpu_arch(int index);
+
 // The CUDA_VISIBLE_DEVICES value that shows a child only GPU `index` of the
 // ones this process sees: this process's own CUDA_VISIBLE_DEVICES entry at that
 // position when it has one (Slurm sets it), else the index itself.

@@ -116,6 +116,7 @@ int main(int argc, char** argv) {
     opts.backend = cli.backend;
     opts.keep_work = cli.keep_work;
     opts.gpu_lock = cli.gpu_lock;
+    opts.device_arch = cli.device_arch;
     if (!cli.quiet) {
       // Seconds since the start on each line: a batch's grade.log then shows where the time went.
       const auto t0 = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <regex>
 
 namespace sg {
 
@@ -18,6 +19,7 @@ std::string usage_text() {
          "  --backend B          gpu, cpu, or auto (default: gpu when a CUDA device is present)\n"
          "  --student ID         name shown in the reports (default: the submission's name)\n"
          "  --gpu-lock FILE      share FILE (flock) with other graders of this GPU: timed work runs alone (set by grade batch)\n"
+         "  --device-arch ARCH   the GPU's architecture (sm_90): compile while CUDA starts (set by grade batch)\n"
          "  --keep-work          keep the private work folder (for debugging the grader)\n"
          "  --quiet              no progress lines on stderr\n"
          "  --help               this text\n"
@@ -73,6 +75,13 @@ bool parse_cli(int argc, char** argv, CliOptions& o, std::string& error) {
     } else if (a == "--gpu-lock") {
       if (!(v = value(i, "--gpu-lock"))) return false;
       o.gpu_lock = v;
+    } else if (a == "--device-arch") {
+      if (!(v = value(i, "--device-arch"))) return false;
+      if (!std::regex_match(v, std::regex("sm_[0-9]{2,3}"))) {
+        error = std::string("--device-arch: expected an architecture such as sm_90, got ") + v;
+        return false;
+      }
+      o.device_arch = v;
     } else if (a == "--keep-work") {
       o.keep_work = true;
     } else if (a == "--quiet") {

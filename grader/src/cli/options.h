@@ -17,6 +17,7 @@ struct CliOptions {
   bool keep_work = false;
   bool quiet = false;
   std::string gpu_lock;            // flock held while the GPU is in use (batch mode)
+  std::string device_arch;         // "sm_90" when the caller already knows it (batch mode)
   std::string submission;
 };
 

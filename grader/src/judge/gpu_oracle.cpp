@@ -26,6 +26,7 @@ void GpuOracle::oracle(int, int, int, const float*, const float*, std::vector<do
 double GpuOracle::time_sgemm(int, int, int, const float*, const float*, int) {
   throw std::runtime_error("GpuOracle::time_sgemm: built without CUDA");
 }
+std::size_t GpuOracle::free_device_bytes() const { return 0; }
 
 }  // namespace sg
 
@@ -91,8 +92,6 @@ DeviceDescription describe_device() {
   d.major = prop.major;
   d.minor = prop.minor;
   d.total_bytes = prop.totalGlobalMem;
-  std::size_t free_b = 0, total_b = 0;
-  if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) d.free_bytes = free_b;
   return d;
 }
 
@@ -121,6 +120,11 @@ GpuOracle::~GpuOracle() {
   if (impl_->start) cudaEventDestroy(impl_->start);
   if (impl_->stop) cudaEventDestroy(impl_->stop);
   cudaFree(impl_->flush);
+}
+
+std::size_t GpuOracle::free_device_bytes() const {
+  std::size_t free_b = 0, total_b = 0;
+  return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
 }
 
 void GpuOracle::oracle(int m, int n, int k, const float* a, const float* b, std::vector<double>& c64,

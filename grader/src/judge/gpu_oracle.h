@@ -12,11 +12,13 @@ struct DeviceDescription {
   std::string why_not;  // when !present
   std::string name;     // "NVIDIA H100 80GB HBM3"
   int major = 0, minor = 0;
-  std::size_t free_bytes = 0, total_bytes = 0;
+  std::size_t free_bytes = 0;  // set once the judge's context exists (GpuOracle::free_device_bytes)
+  std::size_t total_bytes = 0;
   std::string arch() const { return "sm_" + std::to_string(major) + std::to_string(minor); }
 };
 
-// Probes device 0 (as CUDA_VISIBLE_DEVICES selects it).
+// Probes device 0 (as CUDA_VISIBLE_DEVICES selects it) without creating a
+// context: that is the oracle's, which starts beside the compiler.
 DeviceDescription describe_device();
 
 class GpuOracle {
@@ -30,6 +32,8 @@ class GpuOracle {
   // C64 = A*B and |A||B| in FP64 (row-major), via cuBLAS DGEMM in default math mode.
   void oracle(int m, int n, int k, const float* a, const float* b, std::vector<double>& c64,
               std::vector<double>& abs_ab);
+  // Free device memory now, as this context sees it (0 when unknown).
+  std::size_t free_device_bytes() const;
   // Median time in ms of cuBLAS SGEMM on the same inputs (L2 flushed before each).
   double time_sgemm(int m, int n, int k, const float* a, const float* b, int samples);
 

@@ -201,6 +201,14 @@ class Grader {
   std::string ptx_;
   DeviceDescription device_;
   std::unique_ptr<GpuOracle> oracle_;
+  // The judge's CUDA start-up (the device's description, then its oracle),
+  // run beside the compiler.
+  struct GpuStart {
+    DeviceDescription device;
+    std::unique_ptr<GpuOracle> oracle;
+  };
+  std::future<GpuStart> gpu_start_;
+  void start_gpu();
   RunnerConfig runner_config_;  // how this grading's runners are started
   std::unique_ptr<RunnerSession> session_;
   std::vector<SanitizerRun> sanitizers_;
@@ -235,15 +243,34 @@ void Grader::fail_all(const std::string& state, const std::string& why) {
   for (auto& t : r_.tests) mark_not_run(t, "not run: " + why);
 }
 
+void Grader::start_gpu() {
+  gpu_start_ = std::async(std::launch::async, [] {
+    GpuStart s;
+    s.device = describe_device();
+    if (s.device.present) s.oracle = std::make_unique<GpuOracle>();
+    return s;
+  });
+}
+
 bool Grader::build_gpu(const std::string& kernel) {
   Toolchain tc;
   tc.nvcc = paths_.nvcc;
   tc.arch = device_.arch();
   const auto t0 = Clock::now();
-  // The judge's CUDA context and cuBLAS handle start while nvcc compiles.
-  auto oracle_future = std::async(std::launch::async, [] { return std::make_unique<GpuOracle>(); });
+  if (!gpu_start_.valid()) start_gpu();
   CompileResult cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
-  oracle_ = oracle_future.get();  // rethrows an internal CUDA error
+  GpuStart started = gpu_start_.get();  // rethrows an internal CUDA error
+  if (!started.device.present) throw UsageError("--backend gpu: no usable GPU (" + started.device.why_not + ")");
+  if (started.device.arch() != tc.arch) {
+    // The caller's --device-arch was not this GPU's: build again for the right one.
+    log("building again for " + started.device.arch() + " (not " + tc.arch + ")");
+    tc.arch = started.device.arch();
+    cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
+  }
+  device_ = started.device;
+  oracle_ = std::move(started.oracle);
+  device_.free_bytes = oracle_->free_device_bytes();
+  r_.device = device_.name + " (" + device_.arch() + ")";
   r_.build_log = cr.log;
   if (!cr.ok) {
     r_.compile_time = seconds_since(t0);
@@ -635,8 +662,19 @@ GradeResult Grader::run() {
   r_.seed_given = opts_.seed.has_value();
   r_.seed = opts_.seed ? *opts_.seed : secret_seed();
 
-  device_ = describe_device();
   std::string backend = opts_.backend;
+  if (!opts_.device_arch.empty() && backend != "cpu") {
+    // The caller knows the GPU (grade batch): the description comes with the
+    // oracle, from a thread that starts CUDA while the submission compiles.
+    start_gpu();
+    device_.present = true;
+    device_.name = "CUDA device";  // until the thread has described it
+    const std::string digits = opts_.device_arch.substr(3);  // "90" from "sm_90"
+    device_.major = std::stoi(digits.substr(0, digits.size() - 1));
+    device_.minor = digits.back() - '0';
+  } else {
+    device_ = describe_device();
+  }
   if (backend == "auto") backend = device_.present ? "gpu" : "cpu";
   if (backend == "gpu" && !device_.present) throw UsageError("--backend gpu: no usable GPU (" + device_.why_not + ")");
   if (backend == "gpu" && paths_.nvcc.empty()) throw UsageError("--backend gpu: nvcc not found (PATH, /usr/local/cuda/bin)");

@@ -32,8 +32,11 @@ struct GradeOptions {
   bool public_only = false;            // --visibility public
   std::string backend = "auto";        // auto | gpu | cpu
   std::string work_root;               // where the private work folder goes (default TMPDIR or /tmp)
-  bool keep_work = false;
-  std::string gpu_lock;                // flock(2) this file while running cases (batch pipelines)              // keep the work folder (debugging)
+  bool keep_work = false;             // keep the work folder (debugging)
+  std::string gpu_lock;                // flock(2) this file while running cases (batch pipelines)
+  // The GPU's architecture ("sm_90") when the caller knows it: the build
+  // then starts while this process's CUDA start-up runs beside it.
+  std::string device_arch;
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
