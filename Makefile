@@ -76,7 +76,8 @@ $(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
 	$(CXX) -o $@ $^ -lgtest $(LDLIBS)
 
 # Runner pieces, linked with each submission's object at grading time.
-$(BUILD)/runner/runner_main.o: grader/src/runner/runner_main.cu grader/src/proto/protocol.h grader/src/gpu/device_pool.h
+$(BUILD)/runner/runner_main.o: grader/src/runner/runner_main.cu grader/src/proto/protocol.h grader/src/gpu/device_pool.h \
+                             grader/src/gpu/sm_partition.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(BUILD)/runner/ref_tiled.o: reference/kernel.cu

@@ -10,6 +10,7 @@
 #include <thread>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -36,8 +37,10 @@ class GradeCli : public testing::Test {
     ::chmod(dir_.c_str(), 0755);
     fs::remove_all(dir_);
   }
-  Ran grade(const std::string& args) {
-    const std::string cmd = "timeout -k 5 300 '" + std::string(SG_BUILD_DIR) + "/grade' --quiet --backend cpu " + args +
+  Ran grade(const std::string& args) { return run_grade("--quiet --backend cpu " + args); }
+  // The grade binary with `args`, its log (stderr) kept for the assertions.
+  Ran run_grade(const std::string& args) {
+    const std::string cmd = "timeout -k 5 300 '" + std::string(SG_BUILD_DIR) + "/grade' " + args +
                             " >/dev/null 2>'" + (dir_ / "err.txt").string() + "' </dev/null";
     int rc = std::system(cmd.c_str());
     Ran r;
@@ -139,21 +142,58 @@ namespace {
 TEST_F(GradeCli, WrongDeviceArchIsBuiltAgainForTheGpu) {
   SG_REQUIRE_GPU();
   const std::string out = (dir_ / "out").string();
-  const std::string cmd = "timeout -k 5 300 '" + std::string(SG_BUILD_DIR) +
-                          "/grade' --backend gpu --device-arch sm_75 --seed 3 --suite '" + SG_SOURCE_ROOT +
-                          "/testcases/smoke.yaml' --out '" + out + "' '" + SG_SOURCE_ROOT +
-                          "/reference/kernel.cu' >/dev/null 2>'" + (dir_ / "err.txt").string() + "' </dev/null";
-  const int rc = std::system(cmd.c_str());
-  std::ifstream f(dir_ / "err.txt");
-  std::stringstream err;
-  err << f.rdbuf();
-  ASSERT_EQ(WIFEXITED(rc) ? WEXITSTATUS(rc) : -1, 0) << err.str();
-  EXPECT_NE(err.str().find("building again for sm_"), std::string::npos) << err.str();
-  EXPECT_EQ(err.str().find("building again for sm_75"), std::string::npos) << err.str();
+  const Ran ran = run_grade("--backend gpu --device-arch sm_75 --seed 3 --suite '" + std::string(SG_SOURCE_ROOT) +
+                            "/testcases/smoke.yaml' --out '" + out + "' '" + SG_SOURCE_ROOT + "/reference/kernel.cu'");
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_NE(ran.err.find("building again for sm_"), std::string::npos) << ran.err;
+  EXPECT_EQ(ran.err.find("building again for sm_75"), std::string::npos) << ran.err;
   std::ifstream rf(out + "/results.json");
   const nlohmann::json r = nlohmann::json::parse(rf);
   EXPECT_DOUBLE_EQ(r["score"].get<double>(), r["extra_data"]["max_score"].get<double>()) << r.dump(1).substr(0, 4000);
   EXPECT_EQ(r["extra_data"]["device"].get<std::string>().find("sm_75"), std::string::npos);
+}
+
+// After a runner fails, the cases after it are checked on a partition of the
+// GPU (a fault there stalls 16 SMs, not all of them); the cases before it are
+// not, and a case checked on the partition is still timed, on the whole GPU.
+TEST_F(GradeCli, CasesAfterACrashAreCheckedOnAPartition) {
+  SG_REQUIRE_GPU();
+  // The reference kernel, made to fault (a store through a null pointer) when m is ragged.
+  std::ifstream ref(std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu");
+  std::stringstream src;
+  src << ref.rdbuf();
+  std::string kernel = src.str();
+  const std::string body = "float *C) {\n";
+  const std::size_t at = kernel.find(body);
+  ASSERT_NE(at, std::string::npos);
+  kernel.insert(at + body.size(), "  if (m % TILE_SIZE != 0) *(volatile float *)nullptr = 0.0f;\n");
+  std::ofstream(dir_ / "kernel.cu") << kernel;
+  std::ofstream(dir_ / "suite.yaml") << "suite: partition\ndescription: a crash between passing cases\n"
+                                        "defaults: {timeout_s: 30}\ncases:\n"
+                                        "  - {name: before, m: 64, k: 64, n: 64, points: 1}\n"
+                                        "  - {name: crash, m: 45, k: 37, n: 29, points: 1}\n"
+                                        "  - {name: after, m: 96, k: 32, n: 48, points: 1}\n"
+                                        "  - name: timed\n    m: 512\n    k: 512\n    n: 512\n    points: 1\n"
+                                        "    performance: {points: 1, zero_at: 0.1, full_at: 0.2, samples: 5}\n";
+  const std::string out = (dir_ / "out").string();
+  const Ran ran = run_grade("--backend gpu --seed 5 --suite '" + (dir_ / "suite.yaml").string() + "' --out '" + out +
+                            "' '" + (dir_ / "kernel.cu").string() + "'");
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  std::ifstream rf(out + "/results.json");
+  const nlohmann::json r = nlohmann::json::parse(rf);
+  std::map<std::string, nlohmann::json> tests;
+  for (const auto& t : r["tests"]) tests[t["name"].get<std::string>()] = t;
+  auto output = [&](const std::string& name) { return tests[name].value("output", std::string()); };
+  const std::string note = "checked on a partition of 16 SMs";
+  EXPECT_EQ(tests["before"]["status"], "passed") << output("before");
+  EXPECT_EQ(output("before").find(note), std::string::npos) << output("before");
+  EXPECT_EQ(tests["crash"]["status"], "failed");
+  EXPECT_NE(output("crash").find("CUDA error"), std::string::npos) << output("crash");
+  EXPECT_EQ(tests["after"]["status"], "passed") << output("after");
+  EXPECT_NE(output("after").find(note), std::string::npos) << output("after");
+  EXPECT_EQ(tests["timed"]["status"], "passed") << output("timed");
+  EXPECT_NE(output("timed").find(note), std::string::npos) << output("timed");
+  EXPECT_EQ(tests["timed/performance"]["status"], "passed") << output("timed/performance");
 }
 
 }  // namespace

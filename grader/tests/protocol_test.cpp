@@ -58,6 +58,7 @@ Reply sample_reply(int m, int n, int samples) {
   r.header.n = n;
   r.header.samples = samples;
   r.header.checked_launch_wall_ms = 1.25;
+  r.header.checked_launch_sms = 16;
   r.message = "fine";
   for (int i = 0; i < m * n; ++i) r.c.push_back(0.5f * static_cast<float>(i) - 3.0f);
   for (int s = 0; s < samples; ++s) {
@@ -122,6 +123,7 @@ TEST(Protocol, RoundTripsAnOkReply) {
   EXPECT_EQ(back.header.samples, 4);
   EXPECT_EQ(back.header.message_len, 4u);
   EXPECT_EQ(back.header.checked_launch_wall_ms, 1.25);
+  EXPECT_EQ(back.header.checked_launch_sms, 16u);
   EXPECT_EQ(back.message, "fine");
   EXPECT_EQ(back.c, r.c);
   EXPECT_EQ(back.student_ms, r.student_ms);

@@ -1,5 +1,7 @@
 #include "batch/gpu_inventory.h"
 
+#include "gpu/arch_name.h"
+
 #ifndef SG_NO_CUDA
 #include <cuda_runtime.h>
 #endif
@@ -33,7 +35,7 @@ std::string gpu_arch(int index) {
     cudaGetLastError();
     return "";
   }
-  return "sm_" + std::to_string(major) + std::to_string(minor);
+  return gpu::arch_name(major, minor);
 #endif
 }
 

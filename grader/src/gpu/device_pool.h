@@ -14,11 +14,15 @@
 
 namespace sg::gpu {
 
+// Asked once per process: each process grades on one device (the one
+// CUDA_VISIBLE_DEVICES leaves it), so the answer cannot change.
 inline bool pools_supported() {
-  int device = 0, supported = 0;
-  return cudaGetDevice(&device) == cudaSuccess &&
-         cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess &&
-         supported != 0;
+  static const bool supported = [] {
+    int device = 0, value = 0;
+    return cudaGetDevice(&device) == cudaSuccess &&
+           cudaDeviceGetAttribute(&value, cudaDevAttrMemoryPoolsSupported, device) == cudaSuccess && value != 0;
+  }();
+  return supported;
 }
 
 // Once per process, after the context exists: freed memory stays in the pool.

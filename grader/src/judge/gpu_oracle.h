@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "gpu/arch_name.h"
+
 namespace sg {
 
 struct DeviceDescription {
@@ -14,7 +16,7 @@ struct DeviceDescription {
   int major = 0, minor = 0;
   std::size_t free_bytes = 0;  // set once the judge's context exists (GpuOracle::free_device_bytes)
   std::size_t total_bytes = 0;
-  std::string arch() const { return "sm_" + std::to_string(major) + std::to_string(minor); }
+  std::string arch() const { return gpu::arch_name(major, minor); }
 };
 
 // Probes device 0 (as CUDA_VISIBLE_DEVICES selects it) without creating a

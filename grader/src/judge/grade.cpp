@@ -208,7 +208,11 @@ class Grader {
     std::unique_ptr<GpuOracle> oracle;
   };
   std::future<GpuStart> gpu_start_;
-  void start_gpu();
+  std::string build_arch_;  // what the submission is compiled for first ("sm_90")
+  // Starts the thread; `known` is the description run() already has, if any.
+  void start_gpu(std::optional<DeviceDescription> known);
+  // Waits for the thread and takes its device, oracle and free memory.
+  void finish_gpu_start();
   RunnerConfig runner_config_;  // how this grading's runners are started
   std::unique_ptr<RunnerSession> session_;
   std::vector<SanitizerRun> sanitizers_;
@@ -243,34 +247,37 @@ void Grader::fail_all(const std::string& state, const std::string& why) {
   for (auto& t : r_.tests) mark_not_run(t, "not run: " + why);
 }
 
-void Grader::start_gpu() {
-  gpu_start_ = std::async(std::launch::async, [] {
+void Grader::start_gpu(std::optional<DeviceDescription> known) {
+  gpu_start_ = std::async(std::launch::async, [known] {
     GpuStart s;
-    s.device = describe_device();
+    s.device = known ? *known : describe_device();
     if (s.device.present) s.oracle = std::make_unique<GpuOracle>();
     return s;
   });
 }
 
-bool Grader::build_gpu(const std::string& kernel) {
-  Toolchain tc;
-  tc.nvcc = paths_.nvcc;
-  tc.arch = device_.arch();
-  const auto t0 = Clock::now();
-  if (!gpu_start_.valid()) start_gpu();
-  CompileResult cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
+void Grader::finish_gpu_start() {
   GpuStart started = gpu_start_.get();  // rethrows an internal CUDA error
   if (!started.device.present) throw UsageError("--backend gpu: no usable GPU (" + started.device.why_not + ")");
-  if (started.device.arch() != tc.arch) {
-    // The caller's --device-arch was not this GPU's: build again for the right one.
-    log("building again for " + started.device.arch() + " (not " + tc.arch + ")");
-    tc.arch = started.device.arch();
-    cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
-  }
   device_ = started.device;
   oracle_ = std::move(started.oracle);
   device_.free_bytes = oracle_->free_device_bytes();
   r_.device = device_.name + " (" + device_.arch() + ")";
+}
+
+bool Grader::build_gpu(const std::string& kernel) {
+  Toolchain tc;
+  tc.nvcc = paths_.nvcc;
+  tc.arch = build_arch_;
+  const auto t0 = Clock::now();
+  CompileResult cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
+  finish_gpu_start();
+  if (device_.arch() != tc.arch) {
+    // The caller's --device-arch was not this GPU's: build again for the right one.
+    log("building again for " + device_.arch() + " (not " + tc.arch + ")");
+    tc.arch = device_.arch();
+    cr = compile_submission(tc, kernel, work_.sub("build"), kCompileTimeout);
+  }
   r_.build_log = cr.log;
   if (!cr.ok) {
     r_.compile_time = seconds_since(t0);
@@ -537,6 +544,9 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
   }
   const bool correct = run.cmp->wrong == 0;
   record_comparison(t, c, std::move(*run.cmp), run.differs);
+  if (const unsigned sms = run.out.reply.header.checked_launch_sms; sms > 0)
+    t.detail += "checked on a partition of " + std::to_string(sms) +
+                " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
   if (!run.out.reply.message.empty()) note_out_of_bounds(t, run.out.reply.message);
   outcomes_.push_back({c.m, c.k, c.n, correct});
   return correct;
@@ -664,22 +674,24 @@ GradeResult Grader::run() {
 
   std::string backend = opts_.backend;
   if (!opts_.device_arch.empty() && backend != "cpu") {
-    // The caller knows the GPU (grade batch): the description comes with the
-    // oracle, from a thread that starts CUDA while the submission compiles.
-    start_gpu();
-    device_.present = true;
-    device_.name = "CUDA device";  // until the thread has described it
-    const std::string digits = opts_.device_arch.substr(3);  // "90" from "sm_90"
-    device_.major = std::stoi(digits.substr(0, digits.size() - 1));
-    device_.minor = digits.back() - '0';
+    // The caller knows the GPU (grade batch): the GPU thread describes it
+    // while the submission compiles for the architecture given.
+    backend = "gpu";
+    build_arch_ = opts_.device_arch;
   } else {
     device_ = describe_device();
+    if (backend == "auto") backend = device_.present ? "gpu" : "cpu";
+    if (backend == "gpu" && !device_.present) throw UsageError("--backend gpu: no usable GPU (" + device_.why_not + ")");
+    build_arch_ = device_.arch();
   }
-  if (backend == "auto") backend = device_.present ? "gpu" : "cpu";
-  if (backend == "gpu" && !device_.present) throw UsageError("--backend gpu: no usable GPU (" + device_.why_not + ")");
   if (backend == "gpu" && paths_.nvcc.empty()) throw UsageError("--backend gpu: nvcc not found (PATH, /usr/local/cuda/bin)");
   r_.backend = backend;
-  r_.device = backend == "gpu" ? device_.name + " (" + device_.arch() + ")" : "host CPU (correctness only)";
+  if (backend == "cpu")
+    r_.device = "host CPU (correctness only)";
+  else if (device_.present)
+    r_.device = device_.name + " (" + device_.arch() + ")";
+  else
+    r_.device = "a GPU for " + build_arch_ + " (not started: nothing was built)";
   add_all_tests();
   end_phase("setup");
 
@@ -689,6 +701,8 @@ GradeResult Grader::run() {
     r_.execution_time = seconds_since(t0);
     return r_;
   }
+  // CUDA starts (the oracle's context) while the submission compiles.
+  if (backend == "gpu") start_gpu(device_.present ? std::optional<DeviceDescription>(device_) : std::nullopt);
   // Grade a private copy: the submission cannot change under us.
   const std::string kernel = work_.sub("build/kernel.cu");
   fs::copy_file(sub.kernel, kernel, fs::copy_options::overwrite_existing);
@@ -711,6 +725,11 @@ GradeResult Grader::run() {
   // H200 machine: cudaMalloc fails); GPU runners rely on the /proc sweep,
   // the process group and RLIMIT_NPROC instead.
   rc.pid_namespace = r_.backend != "gpu";
+  // After a runner fails, the checked launches run on 16 SMs: a fault there
+  // stalls the GPU for about 0.12 s instead of 0.72 s (all 132 SMs of an H100,
+  // grader/bench/crash_cost.sh), while a correct kernel is only slowed in the
+  // checked launch, not in the timed ones.
+  rc.partition_sms_after_failure = r_.backend == "gpu" ? 16 : 0;
   session_ = std::make_unique<RunnerSession>(rc);
 
   // The sanitizer first (its tools start their own processes), then the

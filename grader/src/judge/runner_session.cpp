@@ -39,6 +39,8 @@ void RunnerSession::drop_spare() {
 std::optional<Child> RunnerSession::spawn_runner(std::string& log_file, std::string& error) {
   SpawnOptions opts;
   opts.argv = cfg_.argv;
+  if (failed_ && cfg_.partition_sms_after_failure > 0)
+    opts.argv.insert(opts.argv.end(), {"--partition-sms", std::to_string(cfg_.partition_sms_after_failure)});
   opts.env = cfg_.env;
   opts.workdir = cfg_.scratch_dir;
   opts.output_file = cfg_.log_dir + "/runner-" + std::to_string(spawned_ + 1) + ".txt";
@@ -79,6 +81,7 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
   CaseOutcome out;
   out.kind = kind;
   out.cause = cause;
+  failed_ = true;
   if (child_) {
     // Everything the dead runner left dies with it; the spare lives on.
     ExitInfo info = child_->kill_all(false);

@@ -19,6 +19,10 @@ struct RunnerConfig {
   std::string log_dir;            // captured output files go here: runner-N.txt
   bool drop_privileges = true;
   bool pid_namespace = true;  // see SpawnOptions; off for CUDA runners (the driver fails inside one)
+  // GPU runners: a runner that replaces one that failed (crashed, timed out,
+  // hit a sticky CUDA error) runs its checked launches on a partition of this
+  // many SMs (runner --partition-sms; gpu/sm_partition.h says why). 0: never.
+  unsigned partition_sms_after_failure = 0;
   Limits limits;
 };
 
@@ -69,6 +73,7 @@ class RunnerSession {
   std::string spare_log_;
   int started_ = 0;
   int spawned_ = 0;  // runners started, spares included (names the log files)
+  bool failed_ = false;  // a runner has failed: those started from now on get the partition
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;
 };

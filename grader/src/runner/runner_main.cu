@@ -2,6 +2,10 @@
 // the judge sends over fd 3 and sends raw data back over fd 4 (proto/protocol.h).
 // It decides nothing: no comparison with an oracle, no score, no report.
 //
+// With --partition-sms N (the judge passes it to runners that replace a
+// crashed one) the checked launches run on a partition of N SMs and the
+// timed ones on the whole GPU (gpu/sm_partition.h says why).
+//
 // Also has a one-shot mode for compute-sanitizer:
 //   runner --selftest M K N SEED TOKEN   (runs basicSgemm once on random data)
 // It exits with 100 + TOKEN % 100 once the launch completed, so a submission
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "gpu/device_pool.h"
+#include "gpu/sm_partition.h"
 #include "proto/protocol.h"
 
 // The submission's entry point and the reference baselines linked beside it
@@ -122,7 +127,7 @@ struct KeptCase {
 // back. With `keep`, the buffers and a copy of the checked output stay on
 // the device for TimeKept.
 bool run_case(const sg::proto::RunCaseRequest& q, const std::vector<float>& a, const std::vector<float>& b,
-              KeptCase* keep, sg::proto::Reply& r, CudaFailure& fail) {
+              KeptCase* keep, const sg::gpu::SmPartition& partition, sg::proto::Reply& r, CudaFailure& fail) {
   const std::size_t mn = static_cast<std::size_t>(q.m) * q.n;
   auto d = std::make_unique<DeviceBuffers>();
   if (!RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->a), sizeof(float) * a.size())) ||
@@ -149,6 +154,7 @@ bool run_case(const sg::proto::RunCaseRequest& q, const std::vector<float>& a, c
   }
   if (!RUNNER_CHECK(cudaDeviceSynchronize())) return false;
   r.header.checked_launch_wall_ms = ms_since(t0);
+  r.header.checked_launch_sms = partition.sms();
   r.c.resize(mn);
   if (!RUNNER_CHECK(cudaMemcpy(r.c.data(), d->c, sizeof(float) * mn, cudaMemcpyDeviceToHost))) return false;
   if (!keep) return true;
@@ -210,7 +216,15 @@ bool sane(const sg::proto::RunCaseRequest& q) {
          q.warmups >= 0 && q.warmups <= 100;
 }
 
-int serve() {
+// Makes the partition (or the whole GPU) current; a no-op without a partition.
+bool switch_to(const sg::gpu::SmPartition& partition, bool on_partition, CudaFailure& fail) {
+  if (on_partition ? partition.enter() : partition.leave()) return true;
+  fail.status = sg::proto::ReplyStatus::CudaError;
+  fail.message = on_partition ? "cuCtxSetCurrent (the partition) failed" : "cuCtxSetCurrent (the whole GPU) failed";
+  return false;
+}
+
+int serve(const sg::gpu::SmPartition& partition) {
   Timer timer;
   KeptCase kept[sg::proto::kMaxKeptSlots + 1];
   for (;;) {
@@ -237,7 +251,7 @@ int serve() {
         return 4;
       KeptCase* keep = q.keep_slot > 0 ? &kept[q.keep_slot] : nullptr;
       if (keep) keep->d.reset();  // a slot holds one case: free the old one first
-      ok = run_case(q, a, b, keep, r, fail);
+      ok = run_case(q, a, b, keep, partition, r, fail);
     } else {
       KeptCase& k = kept[q.keep_slot];
       if (!k.d || k.m != q.m || k.k != q.k || k.n != q.n) {
@@ -246,7 +260,15 @@ int serve() {
         if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
         continue;
       }
-      ok = time_kept(q, k, timer, r, fail);
+      // Timed on the whole GPU once everything on the partition has finished,
+      // then back to the partition (both no-ops without one).
+      ok = RUNNER_CHECK(cudaDeviceSynchronize()) && switch_to(partition, false, fail) &&
+           time_kept(q, k, timer, r, fail);
+      CudaFailure back;
+      if (!switch_to(partition, true, back) && ok) {
+        ok = false;
+        fail = back;
+      }
     }
     if (ok) {
       r.header.status = sg::proto::ReplyStatus::Ok;
@@ -305,8 +327,11 @@ int main(int argc, char** argv) {
     return selftest(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]),
                     static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10)),
                     static_cast<unsigned>(std::strtoul(argv[6], nullptr, 10)));
-  if (argc != 1) {
-    std::fprintf(stderr, "usage: runner            (serve the judge on fds 3/4)\n"
+  unsigned partition_sms = 0;
+  if (argc == 3 && std::strcmp(argv[1], "--partition-sms") == 0) {
+    partition_sms = static_cast<unsigned>(std::strtoul(argv[2], nullptr, 10));
+  } else if (argc != 1) {
+    std::fprintf(stderr, "usage: runner [--partition-sms N]   (serve the judge on fds 3/4)\n"
                          "       runner --selftest M K N SEED TOKEN\n");
     return 2;
   }
@@ -316,5 +341,11 @@ int main(int argc, char** argv) {
   // here shows again on the first real call, which reports it.
   (void)cudaFree(nullptr);
   (void)sg::gpu::keep_freed_memory();  // a failure only costs speed
-  return serve();
+  sg::gpu::SmPartition partition;
+  std::string why;
+  // Without a partition the cases run on the whole GPU, as before a crash.
+  if (partition_sms > 0 && !partition.create(partition_sms, why))
+    std::fprintf(stderr, "runner: checked launches on the whole GPU: no partition of %u SMs (%s)\n", partition_sms,
+                 why.c_str());
+  return serve(partition);
 }
