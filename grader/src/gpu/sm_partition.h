@@ -37,8 +37,7 @@ class SmPartition {
     if (ctx_get_current_(&primary_) != CUDA_SUCCESS || primary_ == nullptr) return fail(why, "cuCtxGetCurrent failed");
     if (device_get_(&dev, ordinal) != CUDA_SUCCESS) return fail(why, "cuDeviceGet failed");
     if (get_resource_(dev, &all, CU_DEV_RESOURCE_TYPE_SM) != CUDA_SUCCESS) return fail(why, "cuDeviceGetDevResource failed");
-    device_sms_ = all.sm.smCount;
-    if (sms >= device_sms_) return fail(why, "the device has only " + std::to_string(device_sms_) + " SMs");
+    if (sms >= all.sm.smCount) return fail(why, "the device has only " + std::to_string(all.sm.smCount) + " SMs");
     if (split_(&part, &groups, &all, nullptr, 0, sms) != CUDA_SUCCESS || groups != 1)
       return fail(why, "cuDevSmResourceSplitByCount failed");
     if (generate_desc_(&desc, &part, 1) != CUDA_SUCCESS) return fail(why, "cuDevResourceGenerateDesc failed");
@@ -50,9 +49,8 @@ class SmPartition {
     return true;
   }
 
-  // SMs in the partition (0 when there is none) and on the whole device.
+  // SMs in the partition (0 when there is none).
   unsigned sms() const { return partition_ ? sms_ : 0; }
-  unsigned device_sms() const { return device_sms_; }
 
   // Makes the partition (or the whole GPU) current for this thread. Both
   // share memory; the caller synchronises before it switches.
@@ -95,7 +93,7 @@ class SmPartition {
   decltype(&cuGreenCtxCreate) green_create_ = nullptr;
   decltype(&cuCtxFromGreenCtx) from_green_ = nullptr;
   CUcontext primary_ = nullptr, partition_ = nullptr;
-  unsigned sms_ = 0, device_sms_ = 0;
+  unsigned sms_ = 0;
 };
 
 }  // namespace sg::gpu

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
-#include <thread>
 
 namespace sg {
 
@@ -47,8 +46,7 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
     }
     if (left == 0) break;
     if (any) delay_us = 200;
-    std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
-    delay_us = std::min(delay_us * 2, 10000);
+    backoff_sleep(delay_us);
   }
   kill_all_descendants();
   for (std::size_t i = 0; i < commands.size(); ++i)

@@ -37,12 +37,6 @@ ExitInfo exit_info_from_status(int status) {
   return info;
 }
 
-// Short sleeps that grow to 10 ms: quick for fast exits, cheap for long ones.
-void backoff_sleep(int& delay_us) {
-  std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
-  delay_us = std::min(delay_us * 2, 10000);
-}
-
 // Has `pid` terminated? Leaves it unreaped (a zombie keeps its pid and
 // process-group id reserved, so killing the group afterwards is safe).
 bool has_terminated(pid_t pid) {
@@ -97,6 +91,11 @@ void use_runner_status(int status_fd, Reaped reaped, int& status) {
 }
 
 }  // namespace
+
+void backoff_sleep(int& delay_us) {
+  std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
+  delay_us = std::min(delay_us * 2, 10000);
+}
 
 Child::Child(Child&& other) noexcept
     : pid_(other.pid_), to_child_(other.to_child_), from_child_(other.from_child_), status_fd_(other.status_fd_),

@@ -85,6 +85,10 @@ void become_subreaper();
 // are reaped whatever their parent.)
 void kill_all_descendants(pid_t spared = 0);
 
+// Short sleeps that grow to 10 ms, for polling a child: quick for fast
+// exits, cheap for long ones. Start delay_us small (100-200).
+void backoff_sleep(int& delay_us);
+
 // Read at most `cap` bytes of a file, replacing invalid UTF-8 and control bytes
 // so the text is safe to put into JSON/XML; appends a truncation note when longer.
 std::string read_capped_text(const std::string& path, std::size_t cap);
