@@ -29,16 +29,18 @@ CXXFLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -I$(CUDA_INC) -MMD -MP
 NVCCFLAGS := -std=c++17 -O3 $(GPU_ARCH) -Igrader/src -Xcompiler -Wall,-Wextra
 LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static -ldl -lrt -pthread
 
-# Grader library: every grader/src/<stage>/*.cpp except the CLI's main.
-LIB_SRCS := $(filter-out grader/src/cli/main.cpp,$(wildcard grader/src/*/*.cpp))
+# Grader library: every .cpp under grader/src except the CLI's main and the
+# CUDA-on-CPU layer (compiled into libcudacpu.a for the runners, below).
+CPU_RT := grader/src/backends/cpu/runtime
+LIB_SRCS := $(filter-out grader/src/cli/main.cpp $(CPU_RT)/%,$(shell find grader/src -name '*.cpp' | sort))
 LIB_OBJS := $(LIB_SRCS:%.cpp=$(BUILD)/obj/%.o)
 TEST_SRCS := $(wildcard grader/tests/*_test.cpp) grader/tests/test_main.cpp
 TEST_OBJS := $(TEST_SRCS:%.cpp=$(BUILD)/obj/%.o)
 
 # The CUDA-on-CPU layer the cpu backend compiles submissions against.
-CPU_RT_SRCS := $(wildcard grader/cpu_runtime/lib/*.cpp)
+CPU_RT_SRCS := $(wildcard $(CPU_RT)/lib/*.cpp)
 CPU_RT_OBJS := $(CPU_RT_SRCS:%.cpp=$(BUILD)/obj/%.o)
-CPU_RT_FLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -Igrader/cpu_runtime/include -MMD -MP
+CPU_RT_FLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -I$(CPU_RT)/include -MMD -MP
 
 RUNNER_OBJS := $(BUILD)/runner/runner_main.o $(BUILD)/runner/ref_tiled.o $(BUILD)/runner/ref_naive.o \
                $(BUILD)/runner/protocol.o
@@ -76,8 +78,8 @@ $(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
 	$(CXX) -o $@ $^ -lgtest $(LDLIBS)
 
 # Runner pieces, linked with each submission's object at grading time.
-$(BUILD)/runner/runner_main.o: grader/src/runner/runner_main.cu grader/src/proto/protocol.h grader/src/gpu/device_pool.h \
-                             grader/src/gpu/sm_partition.h
+$(BUILD)/runner/runner_main.o: grader/src/backends/gpu/runner_main.cu grader/src/proto/protocol.h grader/src/backends/gpu/device_pool.h \
+                             grader/src/backends/gpu/sm_partition.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(BUILD)/runner/ref_tiled.o: reference/kernel.cu
@@ -90,14 +92,14 @@ $(BUILD)/runner/protocol.o: $(BUILD)/obj/grader/src/proto/protocol.o
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-$(BUILD)/obj/grader/cpu_runtime/%.o: grader/cpu_runtime/%.cpp | deps
+$(BUILD)/obj/$(CPU_RT)/%.o: $(CPU_RT)/%.cpp | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPU_RT_FLAGS) -c $< -o $@
 $(BUILD)/cpu/libcudacpu.a: $(CPU_RT_OBJS) $(BUILD)/obj/grader/src/proto/protocol.o
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	ar rcs $@ $^
-$(BUILD)/cpu/cpu_runner.o: grader/cpu_runtime/runner_main.cpp
+$(BUILD)/cpu/cpu_runner.o: $(CPU_RT)/runner_main.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPU_RT_FLAGS) -c $< -o $@
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Why the runner and the oracle allocate from a stream-ordered pool (a
-# benchmark, not a test; see grader/src/gpu/device_pool.h). Times a case-like
+# benchmark, not a test; see grader/src/backends/gpu/device_pool.h). Times a case-like
 # cycle (three 4 MiB buffers: allocate, upload, clear, download, free) with
 # cudaMalloc/cudaFree and with cudaMallocAsync from a pool that keeps freed
 # memory, alone and while four loops start and end CUDA processes beside it,

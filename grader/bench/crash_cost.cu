@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "../samples/bugs/block_1d/kernel.cu"
-#include "gpu/sm_partition.h"
+#include "backends/gpu/sm_partition.h"
 
 namespace {
 

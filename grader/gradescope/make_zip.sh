@@ -23,10 +23,8 @@ copy_tree() {
       cp -p "$root/$f" "$stage/$f"
     done
 }
+# (The GPU runner, a .cu file built by nvcc only, stays behind: Gradescope has no nvcc.)
 copy_tree grader/src
-copy_tree grader/cpu_runtime
-# The GPU runner is built by nvcc only; Gradescope has none.
-rm -rf "$stage/grader/src/runner"
 cp -p Makefile "$stage/"
 cp -p grader/tools/install-deps.sh "$stage/grader/tools/"
 cp -p testcases/*.yaml testcases/README.md "$stage/testcases/"

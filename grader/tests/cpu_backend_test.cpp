@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "cpubuild/cpu_build.h"
-#include "cpubuild/rewrite.h"
-#include "judge/runner_session.h"
-#include "judge/tool_run.h"
+#include "backends/cpu/cpu_build.h"
+#include "backends/cpu/rewrite.h"
+#include "pipeline/runner_session.h"
+#include "process/tool_run.h"
 #include "proc_tree.h"
 #include "proto/protocol.h"
 
@@ -164,7 +164,7 @@ struct TempDir {
 
 sg::CpuPaths layer_paths() {
   sg::CpuPaths p;
-  p.include_dir = std::string(SG_SOURCE_ROOT) + "/grader/cpu_runtime/include";
+  p.include_dir = std::string(SG_SOURCE_ROOT) + "/grader/src/backends/cpu/runtime/include";
   p.library = std::string(SG_BUILD_DIR) + "/cpu/libcudacpu.a";
   p.runner_object = std::string(SG_BUILD_DIR) + "/cpu/cpu_runner.o";
   return p;

@@ -2,7 +2,7 @@
 // exclusive holder alone, and a waiting exclusive request ahead of shared
 // requests that come after it. flock locks belong to open files, so threads
 // that each open the lock behave like separate grade processes.
-#include "judge/device_lock.h"
+#include "backends/gpu/device_lock.h"
 
 #include <gtest/gtest.h>
 

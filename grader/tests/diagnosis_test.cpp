@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "check/diagnosis.h"
-#include "check/tolerance.h"
+#include "compare/diagnosis.h"
+#include "compare/tolerance.h"
 #include "suite/suite_loader.h"
 
 namespace sg {

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <string>
 
-#include "cpubuild/source_structure.h"
+#include "backends/cpu/source_structure.h"
 #include "suite/suite_loader.h"
 #include "shell_run.h"
 

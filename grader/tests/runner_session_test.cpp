@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "judge/runner_session.h"
+#include "pipeline/runner_session.h"
 
 namespace fs = std::filesystem;
 

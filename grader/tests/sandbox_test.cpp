@@ -26,10 +26,10 @@
 #include <thread>
 #include <vector>
 
-#include "judge/tool_run.h"
+#include "process/tool_run.h"
 #include "proc_tree.h"
 #include "proto/protocol.h"
-#include "sandbox/process.h"
+#include "process/process.h"
 
 #ifndef SG_SOURCE_ROOT
 #error "compile with -DSG_SOURCE_ROOT='\"/path/to/repo\"'"

@@ -24,10 +24,10 @@
 #include <utility>
 #include <vector>
 
-#include "build/device_stubs.h"
-#include "build/static_checks.h"
-#include "build/symbol_policy.h"
-#include "build/tool_process.h"
+#include "static_checks/device_stubs.h"
+#include "static_checks/static_checks.h"
+#include "static_checks/symbol_policy.h"
+#include "process/tool_process.h"
 
 namespace fs = std::filesystem;
 

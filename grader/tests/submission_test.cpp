@@ -5,7 +5,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "judge/submission.h"
+#include "pipeline/submission.h"
 
 namespace fs = std::filesystem;
 

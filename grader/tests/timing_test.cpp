@@ -1,7 +1,7 @@
 // The timing rules: speedup, partial credit, and every implausibility flag.
 #include <gtest/gtest.h>
 
-#include "judge/timing.h"
+#include "pipeline/timing.h"
 
 namespace {
 

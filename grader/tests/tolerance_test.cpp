@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "check/tolerance.h"
+#include "compare/tolerance.h"
 
 namespace sg {
 namespace {

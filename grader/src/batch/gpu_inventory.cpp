@@ -1,6 +1,6 @@
 #include "batch/gpu_inventory.h"
 
-#include "gpu/arch_name.h"
+#include "backends/gpu/arch_name.h"
 
 #ifndef SG_NO_CUDA
 #include <cuda_runtime.h>

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "judge/case_report.h"
+#include "pipeline/case_report.h"
 
 namespace sg::batch {
 namespace {

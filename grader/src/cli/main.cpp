@@ -17,10 +17,10 @@
 
 #include "cli/batch_cli.h"
 #include "cli/options.h"
-#include "judge/grade.h"
-#include "judge/submission.h"
+#include "pipeline/grade.h"
+#include "pipeline/submission.h"
 #include "report/writers.h"
-#include "sandbox/process.h"
+#include "process/process.h"
 #include "suite/suite_loader.h"
 
 namespace fs = std::filesystem;

@@ -62,7 +62,7 @@ struct ReplyHeader {
   std::int32_t naive_samples = 0;  // the naive baseline is timed in fewer rounds
   std::uint32_t message_len = 0;
   // SMs the checked launch could use when it ran on a partition of the GPU
-  // (a runner started after a crash, see gpu/sm_partition.h); 0: the whole
+  // (a runner started after a crash, see backends/gpu/sm_partition.h); 0: the whole
   // GPU, or the CPU. The runner's claim, so it only ever goes into a report.
   std::uint32_t checked_launch_sms = 0;
   double checked_launch_wall_ms = 0;  // host clock around the first (checked) launch incl. synchronise

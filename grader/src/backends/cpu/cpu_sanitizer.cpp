@@ -1,0 +1,79 @@
+#include "backends/cpu/cpu_sanitizer.h"
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compare/tolerance.h"
+#include "pipeline/case_report.h"
+#include "pipeline/inputs.h"
+
+namespace sg {
+namespace {
+
+// One run of the check's case in a fresh runner.
+CaseOutcome run_once(const Check& c, RunnerConfig rc, const std::string& log_dir, bool forward,
+                     const CaseInputs& in) {
+  if (forward) rc.env.push_back("CUDACPU_SCHEDULE=forward");
+  rc.log_dir = log_dir + (forward ? "/ascending-order" : "/descending-order");
+  std::filesystem::create_directories(rc.log_dir);
+  RunnerSession session(rc);
+  CaseOutcome out = session.run(c.m, c.k, c.n, in.a, in.b, c.timeout_s);
+  session.stop();
+  return out;
+}
+
+std::string element(std::size_t at, int n) {
+  return "C[" + std::to_string(at / static_cast<std::size_t>(n)) + "][" +
+         std::to_string(at % static_cast<std::size_t>(n)) + "]";
+}
+
+}  // namespace
+
+void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::string& log_dir,
+                         std::uint64_t seed, TestResult& t) {
+  const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, seed ^ 0x5a417e5ull);
+  std::vector<CaseOutcome> runs;
+  for (bool forward : {false, true}) {
+    runs.push_back(run_once(c, runner, log_dir, forward, in));
+    if (runs.back().kind != CaseOutcome::Kind::Ok) {
+      t.status = Status::Failed;
+      t.verdict = std::string("the program failed") + (forward ? " with the threads in ascending order" : "") +
+                  ": " + runs.back().cause;
+      return;
+    }
+  }
+  std::vector<std::string> found;
+  // memcheck: the first stray access of the first run.
+  const std::string& stray = runs[0].reply.message;
+  if (!stray.empty()) {
+    found.push_back("memcheck found errors");
+    t.detail += "memcheck: " + stray + "\n";
+    t.diagnoses.push_back(kOutOfBoundsHint);
+  }
+  // racecheck: the two orders must agree up to rounding.
+  std::vector<double> c64, abs_ab;
+  host_oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
+  const RunDifference d = differing_elements(c.m, c.n, c.k, runs[0].reply.c.data(), runs[1].reply.c.data(),
+                                             abs_ab.data(), 2);
+  if (d.count > 0) {
+    found.push_back("racecheck found errors");
+    t.detail += "racecheck: " + std::to_string(d.count) + " of " + std::to_string(runs[0].reply.c.size()) +
+                " elements of C depend on the order in which each block's threads run between barriers; " +
+                element(d.first, c.n) + " is " + std::to_string(runs[0].reply.c[d.first]) +
+                " with each block's threads in descending order and " +
+                std::to_string(runs[1].reply.c[d.first]) + " in ascending order\n";
+    t.diagnoses.push_back(kRaceHint);
+  }
+  if (found.empty()) {
+    t.status = Status::Passed;
+    t.verdict = "no out-of-bounds accesses, and the same result with each block's threads run in either order "
+                "(the CPU backend's memcheck and racecheck)";
+    return;
+  }
+  t.status = Status::Failed;
+  t.verdict.clear();
+  for (const std::string& f : found) t.verdict += (t.verdict.empty() ? "" : "; ") + f;
+}
+
+}  // namespace sg

@@ -1,0 +1,23 @@
+// The sanitizer check on the CPU backend, standing in for compute-sanitizer:
+// "memcheck" is the CPU layer's red zones (an out-of-bounds access near A, B
+// or C is recorded and named in the runner's reply), "racecheck" runs the
+// case in a second runner whose blocks run their threads in the opposite
+// order (CUDACPU_SCHEDULE=forward). A kernel free of shared-memory races computes
+// the same result either way; a missing __syncthreads does not. The judge
+// compares the two results itself: the runners only send C back.
+#pragma once
+#include <cstdint>
+
+#include "pipeline/runner_session.h"
+#include "model/result.h"
+#include "model/suite.h"
+
+namespace sg {
+
+// Fills t's status, verdict, detail and diagnoses (not its score). `runner`
+// is the configuration of the grading's runners; each run gets its own log
+// folder under `log_dir`.
+void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::string& log_dir,
+                         std::uint64_t seed, TestResult& t);
+
+}  // namespace sg

@@ -1,0 +1,130 @@
+#include "pipeline/case_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <sstream>
+
+#include "compare/diagnosis.h"
+
+namespace sg {
+
+const char* const kOutOfBoundsHint =
+    "an out-of-bounds access: check the boundary conditions of every load into shared memory and of the store to C";
+const char* const kRaceHint =
+    "a shared-memory race: a missing __syncthreads (the first barrier, after the loads, keeps threads from reading "
+    "tile entries not loaded yet; the second, after the partial sums, stops the next phase overwriting tiles still "
+    "being read)";
+
+
+namespace {
+
+TestResult base_test(const std::string& name, const char* kind, Visibility v, double max_score, int m, int k, int n) {
+  TestResult t;
+  t.name = name;
+  t.kind = kind;
+  t.visibility = v;
+  t.max_score = max_score;
+  t.m = m;
+  t.k = k;
+  t.n = n;
+  return t;
+}
+
+}  // namespace
+
+TestResult new_test(const Case& c) {
+  return base_test(c.name, "correctness", c.visibility, c.points, c.m, c.k, c.n);
+}
+
+TestResult new_performance_test(const Case& c) {
+  return base_test(c.name + "/performance", "performance", c.visibility, c.performance.points, c.m, c.k, c.n);
+}
+
+TestResult new_check_test(const Check& c) {
+  return base_test(c.name, "check", c.visibility, c.points, c.m, c.k, c.n);
+}
+
+void mark_not_run(TestResult& t, const std::string& why, Status status) {
+  t.status = status;
+  t.score = 0;
+  t.verdict = why;
+}
+
+void record_runner_failure(TestResult& t, const CaseOutcome& o) {
+  t.status = Status::Failed;
+  t.score = 0;
+  switch (o.kind) {
+    case CaseOutcome::Kind::TimedOut: t.verdict = o.cause + " (killed)"; break;
+    case CaseOutcome::Kind::Crashed: t.verdict = "crashed: " + o.cause; break;
+    case CaseOutcome::Kind::LaunchError: t.verdict = o.cause; break;
+    case CaseOutcome::Kind::OutOfMemory: t.verdict = o.cause; break;
+    default: t.verdict = o.cause; break;
+  }
+  if (o.kind == CaseOutcome::Kind::TimedOut)
+    t.diagnoses.push_back("the kernel or basicSgemm did not finish: look for a loop whose bound never becomes true "
+                          "(e.g. a phase counter that is never incremented) or a barrier not all threads reach");
+  if (o.kind == CaseOutcome::Kind::CudaError && o.cause.find("IllegalAddress") != std::string::npos)
+    t.diagnoses.push_back("an out-of-bounds global memory access: guard every load and store with row < m, "
+                          "col < n and the tile's k index < k");
+}
+
+std::string describe_comparison(const Comparison& cmp, int m, int n) {
+  std::ostringstream s;
+  char buf[256];
+  s << cmp.wrong << " of " << cmp.checked << " elements wrong";
+  if (cmp.non_finite) s << " (" << cmp.non_finite << " NaN or Inf: never written, or poisoned)";
+  if (cmp.wrong > cmp.non_finite) {
+    if (std::isinf(cmp.worst_ratio)) {
+      s << "; an exact match is required for these inputs";
+    } else {
+      std::snprintf(buf, sizeof buf, "; worst error %.3g times its bound", cmp.worst_ratio);
+      s << buf;
+    }
+  }
+  s << "\n";
+  if (!cmp.first_wrong.empty()) {
+    s << "first wrong elements (row, col): got / expected (bound)\n";
+    for (const Mismatch& w : cmp.first_wrong) {
+      std::snprintf(buf, sizeof buf, "  C[%d][%d]: %.9g / %.9g (+-%.3g)\n", w.row, w.col, double(w.got), w.expected,
+                    w.bound);
+      s << buf;
+    }
+  }
+  if (!cmp.tile_map.empty()) {
+    s << "wrong output tiles ('#' = some element wrong), C is " << m << " x " << n << ":\n";
+    for (const std::string& row : cmp.tile_map) s << "  " << row << "\n";
+  }
+  return s.str();
+}
+
+void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs) {
+  if (cmp.wrong == 0) {
+    t.status = Status::Passed;
+    t.score = t.max_score;
+    t.verdict = c.exact ? "passed (exact match)" : "passed";
+  } else {
+    t.status = Status::Failed;
+    t.score = 0;
+    t.verdict = "wrong result: " + std::to_string(cmp.wrong) + " of " + std::to_string(cmp.checked) + " elements";
+    t.detail = describe_comparison(cmp, c.m, c.n);
+    CaseEvidence e;
+    e.m = c.m;
+    e.k = c.k;
+    e.n = c.n;
+    e.first = cmp;
+    e.outputs_differ_between_runs = differs_between_runs;
+    for (std::string& d : diagnose_case(e)) t.diagnoses.push_back(std::move(d));
+    if (differs_between_runs) t.detail += "the output changed between two runs on the same inputs\n";
+  }
+  t.comparison = std::move(cmp);
+}
+
+void note_out_of_bounds(TestResult& t, const std::string& access) {
+  if (t.status == Status::Passed) t.verdict += ", but with an out-of-bounds access (see the details)";
+  t.detail += "out-of-bounds access: " + access +
+              "\n(the kernel went on, as it would on a GPU: such a read gives garbage and such a write lands in "
+              "memory that is not C; the sanitizer check takes points for it)\n";
+  t.diagnoses.push_back(kOutOfBoundsHint);
+}
+
+}  // namespace sg

@@ -1,0 +1,37 @@
+// Building the TestResult of one case from what the runner and the
+// comparison produced: verdict, feedback text, diagnoses, points.
+#pragma once
+#include <string>
+
+#include "pipeline/runner_session.h"
+#include "model/result.h"
+#include "model/suite.h"
+
+namespace sg {
+
+// Likely causes shared by the cases and the sanitizer check.
+extern const char* const kOutOfBoundsHint;
+extern const char* const kRaceHint;
+
+TestResult new_test(const Case& c);                // correctness part, not yet run
+TestResult new_performance_test(const Case& c);    // performance part, not yet run
+TestResult new_check_test(const Check& c);
+
+// A test that did not run, with the reason (keeps its max_score).
+void mark_not_run(TestResult& t, const std::string& why, Status status = Status::Failed);
+
+// The runner failed on this case (crash, timeout, CUDA error...).
+void record_runner_failure(TestResult& t, const CaseOutcome& outcome);
+
+// Fills status, score, verdict and detail from a comparison.
+void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs);
+
+// The runner reported an out-of-bounds access the kernel went on from (the
+// CPU backend's red zones): the case keeps the verdict of its values, as on
+// a GPU, and the feedback names the access.
+void note_out_of_bounds(TestResult& t, const std::string& access);
+
+// Text for people: counts, first wrong elements, the tile map.
+std::string describe_comparison(const Comparison& cmp, int m, int n);
+
+}  // namespace sg

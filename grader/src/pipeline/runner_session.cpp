@@ -1,0 +1,193 @@
+#include "pipeline/runner_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+namespace sg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+RunnerSession::RunnerSession(RunnerConfig cfg) : cfg_(std::move(cfg)), next_nonce_(std::random_device{}()) {}
+
+RunnerSession::~RunnerSession() { stop(); }
+
+void RunnerSession::stop() {
+  drop_spare();
+  if (child_) {
+    proto::RunCaseRequest quit;
+    quit.type = proto::RequestType::Quit;
+    proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
+    child_->wait(2.0);  // kills the whole group if it lingers
+    child_.reset();
+  }
+}
+
+void RunnerSession::drop_spare() {
+  if (!spare_) return;
+  spare_->kill_all(false);  // its group only: a sweep now would take the current runner too
+  spare_.reset();
+}
+
+std::optional<Child> RunnerSession::spawn_runner(std::string& log_file, std::string& error) {
+  SpawnOptions opts;
+  opts.argv = cfg_.argv;
+  if (failed_ && cfg_.partition_sms_after_failure > 0)
+    opts.argv.insert(opts.argv.end(), {"--partition-sms", std::to_string(cfg_.partition_sms_after_failure)});
+  opts.env = cfg_.env;
+  opts.workdir = cfg_.scratch_dir;
+  opts.output_file = cfg_.log_dir + "/runner-" + std::to_string(spawned_ + 1) + ".txt";
+  opts.drop_privileges = cfg_.drop_privileges;
+  opts.protocol_pipes = true;
+  opts.limits = cfg_.limits;
+  opts.pid_namespace = cfg_.pid_namespace;
+  std::optional<Child> child = Child::spawn(opts, error);
+  if (child) {
+    ++spawned_;
+    log_file = opts.output_file;
+  }
+  return child;
+}
+
+bool RunnerSession::ensure_started(std::string& error) {
+  if (child_) return true;
+  std::string log_file;
+  if (spare_ && !spare_->ended()) {
+    child_ = std::move(spare_);
+    spare_.reset();
+    log_file = spare_log_;
+  } else {
+    drop_spare();  // it died waiting (its own code, before any request): start afresh
+    child_ = spawn_runner(log_file, error);
+    if (!child_) return false;
+  }
+  ++started_;
+  logs_.push_back(log_file);
+  if (started_ > 1) {
+    std::string ignored;  // no spare is no failure: the next restart starts its runner then
+    spare_ = spawn_runner(spare_log_, ignored);
+  }
+  return true;
+}
+
+CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::string& cause) {
+  CaseOutcome out;
+  out.kind = kind;
+  out.cause = cause;
+  failed_ = true;
+  if (child_) {
+    // Everything the dead runner left dies with it; the spare lives on.
+    ExitInfo info = child_->kill_all(false);
+    kill_all_descendants(spare_ ? spare_->pid() : 0);
+    // A runner that died on its own says how; one we killed just "timed out".
+    if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
+      if (kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError)
+        out.cause += " (runner " + info.describe() + ")";
+    }
+    child_.reset();
+  }
+  return out;
+}
+
+CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b,
+                               double timeout_s, int keep_slot) {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::RunCase;
+  q.m = m;
+  q.k = k;
+  q.n = n;
+  q.keep_slot = keep_slot;
+  return exchange(q, {&a, &b}, true, timeout_s);
+}
+
+CaseOutcome RunnerSession::time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s) {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::TimeKept;
+  q.m = m;
+  q.k = k;
+  q.n = n;
+  q.samples = samples;
+  q.warmups = warmups;
+  q.keep_slot = keep_slot;
+  return exchange(q, {}, false, timeout_s);
+}
+
+CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
+                                    const std::vector<const std::vector<float>*>& payload, bool expect_c,
+                                    double timeout_s) {
+  const auto t0 = Clock::now();
+  std::string error;
+  if (!ensure_started(error)) {
+    CaseOutcome out;
+    out.kind = CaseOutcome::Kind::StartFailed;
+    out.cause = "could not start the runner: " + error;
+    return out;
+  }
+  proto::RunCaseRequest q = request;
+  q.nonce = next_nonce_++;
+  const std::string timeout_text = "timed out after " + std::to_string(static_cast<int>(timeout_s + 0.5)) + " s";
+  auto left = [&] { return timeout_s - seconds_since(t0); };
+  // A failed write is a timeout when the time ran out, else the runner went away.
+  auto write_failed = [&] {
+    return left() <= 0 ? fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text)
+                       : fail_and_reset(CaseOutcome::Kind::Crashed, "the runner died before reading the case");
+  };
+  const int wfd = child_->request_fd();
+  if (!proto::write_all(wfd, &q, sizeof(q), left())) return write_failed();
+  for (const std::vector<float>* part : payload)
+    if (!proto::write_all(wfd, part->data(), sizeof(float) * part->size(), left())) return write_failed();
+
+  CaseOutcome out;
+  proto::Reply& r = out.reply;
+  if (!proto::read_reply(child_->reply_fd(), r, q.m, q.n, q.samples, std::max(left(), 0.0), error, expect_c)) {
+    if (error.find("timed out") != std::string::npos)
+      return fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text);
+    if (error.find("end of") != std::string::npos || error.find("EOF") != std::string::npos ||
+        error.find("closed") != std::string::npos || error.find("short") != std::string::npos)
+      return fail_and_reset(CaseOutcome::Kind::Crashed, "the runner died while running the case");
+    return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner sent a malformed reply (" + error + ")");
+  }
+  if (r.header.nonce != q.nonce)
+    return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner sent a reply to another request");
+  out.judge_wall_ms = 1000.0 * seconds_since(t0);
+  switch (r.header.status) {
+    case proto::ReplyStatus::Ok:
+      out.kind = CaseOutcome::Kind::Ok;
+      return out;
+    case proto::ReplyStatus::OutOfMemory:
+      out.kind = CaseOutcome::Kind::OutOfMemory;
+      out.cause = "out of GPU memory: " + r.message;
+      return out;  // not sticky: the runner carries on
+    case proto::ReplyStatus::LaunchRefused:
+      out.kind = CaseOutcome::Kind::LaunchError;
+      out.cause = r.message;
+      return out;  // the device still works: the runner carries on
+    case proto::ReplyStatus::LaunchError:
+      return fail_and_reset(CaseOutcome::Kind::LaunchError, r.message);
+    case proto::ReplyStatus::CudaError:
+      return fail_and_reset(CaseOutcome::Kind::CudaError, "CUDA error: " + r.message);
+    default:
+      return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner rejected the request: " + r.message);
+  }
+}
+
+std::string RunnerSession::captured_output(std::size_t cap) const {
+  std::string all;
+  for (std::size_t i = 0; i < logs_.size() && all.size() < cap; ++i) {
+    std::string part = read_capped_text(logs_[i], cap - all.size());
+    if (part.empty()) continue;
+    if (logs_.size() > 1) all += "--- runner " + std::to_string(i + 1) + " ---\n";
+    all += part;
+    if (!all.empty() && all.back() != '\n') all += '\n';
+  }
+  return all;
+}
+
+}  // namespace sg

@@ -1,0 +1,81 @@
+// The judge's side of one submission's runner: starts it (contained, see
+// process/process.h), sends cases, reads replies with deadlines, and starts a
+// fresh runner after a crash, a timeout or a sticky CUDA error.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "proto/protocol.h"
+#include "process/process.h"
+
+namespace sg {
+
+struct RunnerConfig {
+  std::vector<std::string> argv;  // the runner (e.g. {"/tmp/x/runner"})
+  std::vector<std::string> env;   // complete, scrubbed environment
+  std::string scratch_dir;        // the runner's cwd (writable by it, nothing else is)
+  std::string log_dir;            // captured output files go here: runner-N.txt
+  bool drop_privileges = true;
+  bool pid_namespace = true;  // see SpawnOptions; off for CUDA runners (the driver fails inside one)
+  // GPU runners: a runner that replaces one that failed (crashed, timed out,
+  // hit a sticky CUDA error) runs its checked launches on a partition of this
+  // many SMs (runner --partition-sms; backends/gpu/sm_partition.h says why). 0: never.
+  unsigned partition_sms_after_failure = 0;
+  Limits limits;
+};
+
+struct CaseOutcome {
+  enum class Kind { Ok, TimedOut, Crashed, CudaError, LaunchError, OutOfMemory, ProtocolError, StartFailed };
+  Kind kind = Kind::Ok;
+  std::string cause;        // for people: what happened, when not Ok
+  proto::Reply reply;       // valid when Ok
+  double judge_wall_ms = 0; // the judge's clock around the whole exchange
+};
+
+class RunnerSession {
+ public:
+  explicit RunnerSession(RunnerConfig cfg);
+  ~RunnerSession();
+  RunnerSession(const RunnerSession&) = delete;
+  RunnerSession& operator=(const RunnerSession&) = delete;
+
+  // One checked launch (proto RunCase); with keep_slot > 0 the runner keeps
+  // the case on the device for time_kept.
+  CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
+                  int keep_slot = 0);
+  // Timed launches of the case kept under keep_slot (proto TimeKept). A
+  // runner started since that case was kept has lost it: check generation().
+  CaseOutcome time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s);
+  // How many runners have served so far: changes whenever a fresh one takes over.
+  int generation() const { return started_; }
+  // Ends the current runner (if any) and every process it started.
+  void stop();
+  // Output captured from every runner started so far, capped and sanitised.
+  std::string captured_output(std::size_t cap) const;
+
+ private:
+  bool ensure_started(std::string& error);
+  // Sends q and its payload (A then B, or nothing), reads the reply.
+  CaseOutcome exchange(const proto::RunCaseRequest& q, const std::vector<const std::vector<float>*>& payload,
+                       bool expect_c, double timeout_s);
+  CaseOutcome fail_and_reset(CaseOutcome::Kind kind, const std::string& cause);
+  std::optional<Child> spawn_runner(std::string& log_file, std::string& error);
+  void drop_spare();
+
+  RunnerConfig cfg_;
+  std::optional<Child> child_;
+  // After a runner dies, its replacement's replacement is started at once
+  // (a submission that crashed tends to crash again), so that its CUDA
+  // start-up overlaps the next case instead of following the next crash.
+  std::optional<Child> spare_;
+  std::string spare_log_;
+  int started_ = 0;
+  int spawned_ = 0;  // runners started, spares included (names the log files)
+  bool failed_ = false;  // a runner has failed: those started from now on get the partition
+  std::uint64_t next_nonce_;
+  std::vector<std::string> logs_;
+};
+
+}  // namespace sg

@@ -1,0 +1,67 @@
+#include "pipeline/submission.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace sg {
+namespace {
+
+constexpr int kMaxDepth = 4;
+
+void find_kernels(const fs::path& dir, int depth, std::vector<fs::path>& found) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    const std::string name = p.filename().string();
+    if (name.empty() || name[0] == '.' || name == "__MACOSX") continue;
+    if (it->is_symlink(ec)) continue;  // never follow links out of the submission
+    if (it->is_directory(ec)) {
+      if (depth < kMaxDepth) find_kernels(p, depth + 1, found);
+    } else if (name == "kernel.cu" && it->is_regular_file(ec)) {
+      found.push_back(p);
+    }
+  }
+}
+
+std::string check_file(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return p.string() + " is not a regular file";
+  if (::access(p.c_str(), R_OK) != 0) return p.string() + " cannot be read";
+  if (fs::file_size(p, ec) == 0 || ec) return p.string() + " is empty";
+  return "";
+}
+
+}  // namespace
+
+LocatedSubmission locate_submission(const std::string& path) {
+  std::error_code ec;
+  const fs::path p(path);
+  if (path.empty() || !fs::exists(fs::symlink_status(p, ec)))
+    throw UsageError("submission not found: " + (path.empty() ? std::string("(empty path)") : path));
+  LocatedSubmission out;
+  if (!fs::is_directory(p, ec)) {
+    out.problem = check_file(p);
+    if (out.problem.empty()) out.kernel = p.string();
+    return out;
+  }
+  std::vector<fs::path> found;
+  find_kernels(p, 0, found);
+  if (found.empty()) {
+    out.problem = "no kernel.cu found in " + p.string();
+  } else if (found.size() > 1) {
+    out.problem = "more than one kernel.cu in " + p.string() + ":";
+    for (const auto& f : found) out.problem += " " + f.string();
+    out.problem += " (submit exactly one)";
+  } else {
+    out.problem = check_file(found[0]);
+    if (out.problem.empty()) out.kernel = found[0].string();
+  }
+  return out;
+}
+
+}  // namespace sg

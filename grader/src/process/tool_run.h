@@ -1,0 +1,43 @@
+// Running a trusted tool (nvcc for the link, compute-sanitizer) with a
+// deadline, its output captured to a file. Built on process/process.h.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "process/process.h"
+
+namespace sg {
+
+struct ToolRun {
+  ExitInfo exit;
+  std::string output;  // capped, sanitised text
+  bool started = false;
+  std::string start_error;
+  bool ok() const { return started && exit.exited && exit.code == 0; }
+};
+
+// One of several tools run side by side.
+struct ToolCommand {
+  std::vector<std::string> argv;
+  std::string output_file;
+  double timeout_s = 0;
+};
+
+// Runs the commands at once, each with its own deadline and process group;
+// returns when all have ended, in the order given. Whatever they left running
+// is killed once, after the last one ends (an earlier sweep would take the
+// others with it). `drop_privileges`: for commands that execute student code.
+std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
+                               const std::string& cwd, bool drop_privileges, std::size_t output_cap,
+                               bool pid_namespace = true);
+
+// One tool: run_tools with a single command.
+ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
+                 const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
+                 bool pid_namespace = true);
+
+// The environment the runner and the tools get: a fixed PATH and only the
+// variables CUDA needs to find the device, nothing else of the judge's.
+std::vector<std::string> scrubbed_environment(const std::string& home);
+
+}  // namespace sg

@@ -1,0 +1,206 @@
+// compile_submission: nvcc -c of the submission alone, keeping the PTX of the
+// same compile so the structure check reads exactly what was built.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "static_checks/static_checks.h"
+#include "process/tool_process.h"
+
+namespace sg {
+namespace {
+
+using namespace sg::build;  // the build stage's own helpers
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kLogCap = 64 * 1024;
+
+std::string format_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
+// Quotes an argument for the log line only (the command itself never goes through a shell).
+std::string shell_quote(const std::string& a) {
+  const bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string("-_./=,+:[]").find(c) != std::string::npos;
+  });
+  if (plain) return a;
+  std::string q = "'";
+  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Empty string when the file is usable, else a log line saying what is wrong.
+std::string problem_with_source(const std::string& path) {
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return "cannot read submission `" + path + "`: no such file";
+  if (fs::is_directory(st)) return "submission `" + path + "` is a folder, not a kernel.cu file";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return "cannot read submission `" + path + "`: permission denied or unreadable";
+  char c;
+  while (in.get(c)) {
+    if (!std::isspace(static_cast<unsigned char>(c))) return "";
+  }
+  return "submission `" + path + "` is empty";
+}
+
+// The grader's flags: one target when the GPU is known, else SASS for the
+// common architectures plus compute_90 PTX for anything newer.
+std::vector<std::string> target_flags(const std::string& arch) {
+  if (!arch.empty()) return {"-arch=" + arch, "-Xptxas=-v"};
+  std::vector<std::string> flags;
+  for (const char* sm : {"75", "80", "86", "89"}) {
+    flags.push_back("-gencode");
+    flags.push_back(std::string("arch=compute_") + sm + ",code=sm_" + sm);
+  }
+  flags.push_back("-gencode");
+  flags.push_back("arch=compute_90,code=[sm_90,compute_90]");
+  return flags;
+}
+
+// The number in "compute_NN" inside a kept file name (0 when absent).
+int compute_number(const std::string& name) {
+  const auto at = name.find("compute_");
+  if (at == std::string::npos) return 0;
+  int v = 0;
+  for (std::size_t i = at + 8; i < name.size() && std::isdigit(static_cast<unsigned char>(name[i])); ++i)
+    v = v * 10 + (name[i] - '0');
+  return v;
+}
+
+// nvcc names kept files after the source; a portable build keeps one PTX per
+// virtual architecture. Any of them describes the same kernel; take the newest.
+std::string find_kept_ptx(const fs::path& keep_dir) {
+  std::error_code ec;
+  std::string best;
+  int best_n = -1;
+  for (const auto& e : fs::directory_iterator(keep_dir, ec)) {
+    if (!e.is_regular_file(ec) || e.path().extension() != ".ptx") continue;
+    const std::string name = e.path().filename().string();
+    const int n = compute_number(name);
+    if (n > best_n || (n == best_n && name < fs::path(best).filename().string())) {
+      best_n = n;
+      best = e.path().string();
+    }
+  }
+  return best;
+}
+
+// Leaves an empty keep folder: a stale PTX from an earlier build must never be read.
+bool reset_dir(const fs::path& dir, std::string& error) {
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  if (ec) {
+    error = "cannot clear `" + dir.string() + "`: " + ec.message();
+    return false;
+  }
+  fs::create_directories(dir, ec);
+  if (ec) {
+    error = "cannot create `" + dir.string() + "`: " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_cu,
+                                 const std::string& workdir, double timeout_s) {
+  CompileResult res;
+  const fs::path work(workdir);
+  const std::string object = (work / "student.o").string();  // set in res only on success
+
+  if (const std::string bad = problem_with_source(kernel_cu); !bad.empty()) {
+    res.log = bad + "\n";
+    return res;
+  }
+  std::error_code ec;
+  fs::create_directories(work, ec);
+  if (ec) {
+    res.log = "cannot create work folder `" + workdir + "`: " + ec.message() + "\n";
+    return res;
+  }
+  fs::remove(object, ec);
+  fs::remove(work / "student.ptx", ec);
+  const fs::path keep = work / "keep";
+  std::string error;
+  if (!reset_dir(keep, error)) {
+    res.log = error + "\n";
+    return res;
+  }
+
+  // A path starting with '-' would be read as an option.
+  const std::string source = kernel_cu[0] == '-' ? "./" + kernel_cu : kernel_cu;
+  std::vector<std::string> argv = {tc.nvcc.empty() ? "nvcc" : tc.nvcc,
+                                   "-c", "-std=c++17", "-O3", "-lineinfo",
+                                   // PIC links into both PIE and non-PIE runners; a section per
+                                   // function lets the symbol check see who calls what.
+                                   "-Xcompiler", "-fPIC", "-Xcompiler", "-ffunction-sections"};
+  for (auto& f : target_flags(tc.arch)) argv.push_back(std::move(f));
+  for (const char* f : {"-keep", "-keep-dir"}) argv.emplace_back(f);
+  argv.push_back(keep.string());
+  argv.emplace_back("-o");
+  argv.push_back(object);
+  argv.emplace_back("-x");
+  argv.emplace_back("cu");
+  argv.push_back(source);
+
+  std::string command = "$";
+  for (const auto& a : argv) command += " " + shell_quote(a);
+  res.log = command + "\n";
+
+  const ToolResult run = run_build_tool(argv, timeout_s, kLogCap);
+  res.seconds = run.seconds;
+  res.log += printable_text(run.output);
+  if (!res.log.empty() && res.log.back() != '\n') res.log += "\n";
+  if (run.truncated) res.log += "[compiler output truncated at 64 KiB]\n";
+
+  if (!run.started) {
+    res.log += run.error + "\n";
+    return res;
+  }
+  if (run.timed_out) {
+    res.log += "compilation timed out after " + format_seconds(timeout_s) + " s\n";
+    return res;
+  }
+  if (!run.exited) {
+    res.log += "the compiler was killed by signal " + std::to_string(run.signal) + "\n";
+    return res;
+  }
+  if (run.code != 0) {
+    res.log += "compilation failed (nvcc exit code " + std::to_string(run.code) + ")\n";
+    return res;
+  }
+  if (!fs::is_regular_file(object, ec)) {
+    res.log += "nvcc reported success but wrote no object `" + object + "`\n";
+    return res;
+  }
+  const std::string kept = find_kept_ptx(keep);
+  if (kept.empty()) {
+    res.log += "nvcc kept no PTX in `" + keep.string() + "`; the structure check needs it\n";
+    return res;
+  }
+  const fs::path ptx = work / "student.ptx";
+  fs::copy_file(kept, ptx, fs::copy_options::overwrite_existing, ec);
+  if (ec) {
+    res.log += "cannot copy `" + kept + "` to `" + ptx.string() + "`: " + ec.message() + "\n";
+    return res;
+  }
+  res.object = object;
+  res.ptx = ptx.string();
+  res.ok = true;
+  return res;
+}
+
+}  // namespace sg
