@@ -24,7 +24,9 @@ endif
 
 BUILD := build
 CXX ?= g++
-WARN := -Wall -Wextra
+# -Werror=switch: a switch over an enum with no default (e.g. the check kinds,
+# pipeline/checks.cpp) must handle every value.
+WARN := -Wall -Wextra -Werror=switch
 CXXFLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -I$(CUDA_INC) -MMD -MP
 NVCCFLAGS := -std=c++17 -O3 $(GPU_ARCH) -Igrader/src -Xcompiler -Wall,-Wextra
 LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static -ldl -lrt -pthread

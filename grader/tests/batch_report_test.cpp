@@ -30,21 +30,21 @@ struct TestSpec {
   std::string name;
   sg::Status status;
   double score, max_score;
-  std::vector<std::string> diagnoses = {};
+  std::vector<sg::Diagnosis> diagnoses = {};
 };
 
-sg::GradeResult student(const std::string& id, const std::string& state,
+sg::GradeResult student(const std::string& id, sg::GradeState state,
                         const std::vector<TestSpec>& tests, std::optional<double> gflops) {
   sg::GradeResult r;
   r.student = id;
   r.submission = "class/" + id;
   r.suite_name = "default";
-  r.backend = "gpu";
+  r.backend = sg::BackendKind::Gpu;
   r.state = state;
   for (const auto& spec : tests) {
     sg::TestResult t;
     t.name = spec.name;
-    t.kind = "correctness";
+    t.kind = sg::TestKind::Correctness;
     t.status = spec.status;
     t.score = spec.score;
     t.max_score = spec.max_score;
@@ -55,8 +55,10 @@ sg::GradeResult student(const std::string& id, const std::string& state,
   return r;
 }
 
-const char kBarrier[] = "outputs change between runs -> missing barrier (race)";
-const char kBoundary[] = "only the last partial tiles are wrong -> boundary handling";
+const sg::Diagnosis kBarrier{"race.output_changes", "outputs change between runs -> missing barrier (race)"};
+const sg::Diagnosis kBoundary{"boundary.edge_wrong", "only the last partial tiles are wrong (n = 17) -> boundary handling"};
+// The same diagnosis with another case's sizes: counted under the same id.
+const sg::Diagnosis kBoundaryOther{"boundary.edge_wrong", "only the last partial tiles are wrong (n = 200) -> boundary handling"};
 
 // A small class: full marks, partial, compile error without tests, hostile
 // names, a timeout with a (meaningless) throughput, and students whose
@@ -64,25 +66,25 @@ const char kBoundary[] = "only the last partial tiles are wrong -> boundary hand
 std::vector<sg::GradeResult> klass() {
   using S = sg::Status;
   std::vector<sg::GradeResult> v;
-  v.push_back(student("alice", "graded",
+  v.push_back(student("alice", sg::GradeState::Graded,
                       {{"small", S::Passed, 10, 10}, {"odd_k", S::Passed, 10, 10}, {"perf", S::Passed, 2, 2}},
                       900.0));
-  v.push_back(student(kFormulaName, "graded",
+  v.push_back(student(kFormulaName, sg::GradeState::Graded,
                       {{"small", S::Passed, 10, 10},
                        {"odd_k", S::Failed, 0, 10, {kBarrier}},
                        {"perf", S::Partial, 1.25, 2}},
                       1500.0));
-  v.push_back(student(kQuotedName, "compile error", {}, std::nullopt));
-  v.push_back(student(kScriptName, "graded",
+  v.push_back(student(kQuotedName, sg::GradeState::CompileError, {}, std::nullopt));
+  v.push_back(student(kScriptName, sg::GradeState::Graded,
                       {{"small", S::Failed, 0, 10, {kBarrier, kBoundary}},
                        {"odd_k", S::Failed, 0, 10, {kBarrier}},
                        {"perf", S::Skipped, 0, 2}},
                       1200.0));
-  v.push_back(student("carol", "timeout",
+  v.push_back(student("carol", sg::GradeState::Timeout,
                       {{"small", S::Passed, 10, 10}, {"odd_k", S::Failed, 0, 10, {kBarrier}}, {"perf", S::Failed, 0, 2}},
                       5000.0));
   // Has a test the others lack, between two known ones.
-  v.push_back(student("-dave", "graded",
+  v.push_back(student("-dave", sg::GradeState::Graded,
                       {{"small", S::Passed, 10, 10},
                        {"rect", S::Passed, 4, 4},
                        {"odd_k", S::Passed, 10, 10},
@@ -155,9 +157,9 @@ TEST(GradebookCsv, TestColumnsFollowSuiteOrder) {
   EXPECT_EQ(cols, (std::vector<std::string>{"small", "rect", "odd_k", "perf"}));
   // A name first seen before any known one goes in front of it.
   std::vector<sg::GradeResult> v;
-  v.push_back(student("a", "graded", {{"b", sg::Status::Passed, 1, 1}, {"c", sg::Status::Passed, 1, 1}}, {}));
-  v.push_back(student("b", "graded", {{"a", sg::Status::Passed, 1, 1}, {"b", sg::Status::Passed, 1, 1}}, {}));
-  v.push_back(student("c", "graded", {{"z", sg::Status::Passed, 1, 1}}, {}));
+  v.push_back(student("a", sg::GradeState::Graded, {{"b", sg::Status::Passed, 1, 1}, {"c", sg::Status::Passed, 1, 1}}, {}));
+  v.push_back(student("b", sg::GradeState::Graded, {{"a", sg::Status::Passed, 1, 1}, {"b", sg::Status::Passed, 1, 1}}, {}));
+  v.push_back(student("c", sg::GradeState::Graded, {{"z", sg::Status::Passed, 1, 1}}, {}));
   EXPECT_EQ(sg::test_columns(v), (std::vector<std::string>{"a", "b", "c", "z"}));
 }
 
@@ -188,8 +190,8 @@ TEST(GradebookCsv, ParsesBackWithOneRowPerStudent) {
 
 TEST(GradebookCsv, DefendsAgainstFormulaInjection) {
   auto results = klass();
-  results.push_back(student("+cmd", "graded", {}, {}));
-  results.push_back(student("@SUM(A1)", "graded", {}, {}));
+  results.push_back(student("+cmd", sg::GradeState::Graded, {}, {}));
+  results.push_back(student("@SUM(A1)", sg::GradeState::Graded, {}, {}));
   const auto rows = parse_csv(sg::gradebook_csv(results));
   for (const auto& row : rows)
     for (const auto& cell : row)
@@ -203,7 +205,7 @@ TEST(GradebookCsv, DefendsAgainstFormulaInjection) {
 
 TEST(GradebookCsv, HostileBytesStayOneRecord) {
   std::vector<sg::GradeResult> v;
-  v.push_back(student(std::string("eve\r\nmallory,\"x\xff") + '\0', "graded", {}, 10.0));
+  v.push_back(student(std::string("eve\r\nmallory,\"x\xff") + '\0', sg::GradeState::Graded, {}, 10.0));
   const auto rows = parse_csv(sg::gradebook_csv(v));
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_TRUE(contains(rows[1][0], "eve"));
@@ -329,8 +331,9 @@ TEST(SummaryHtml, HistogramFailureRatesDiagnosesAndLeaderboard) {
   // Counted once per submission, most common first.
   const json diag = table(page, "Diagnosis");
   ASSERT_EQ(diag.size(), 3u) << diag;
-  EXPECT_EQ(diag[1], (json{kBarrier, "3"}));
-  EXPECT_EQ(diag[2], (json{kBoundary, "2"}));
+  EXPECT_EQ(diag[1], (json{kBarrier.id, "3", kBarrier.text}));
+  EXPECT_EQ(diag[2][0], kBoundary.id);
+  EXPECT_EQ(diag[2][1], "2") << "two submissions, with different sizes in the text, under one id";
 
   // Only normally graded results, fastest first; the timeout is left out.
   const json board = table(page, "Rank");

@@ -366,9 +366,9 @@ sg::GradeResult sample_result() {
   r.submission = "class/ada";
   r.suite_name = "smoke";
   r.suite_path = "testcases/smoke.yaml";
-  r.backend = "gpu";
+  r.backend = sg::BackendKind::Gpu;
   r.device = "Test GPU (sm_90)";
-  r.state = "graded";
+  r.state = sg::GradeState::Graded;
   r.seed = 18446744073709551557ull;
   r.seed_given = true;
   r.execution_time = 12.5;
@@ -376,7 +376,7 @@ sg::GradeResult sample_result() {
   r.leaderboard_gflops = 812.5;
   sg::TestResult ok;
   ok.name = "square_64";
-  ok.kind = "correctness";
+  ok.kind = sg::TestKind::Correctness;
   ok.status = sg::Status::Passed;
   ok.score = ok.max_score = 2;
   ok.verdict = "passed";
@@ -388,7 +388,7 @@ sg::GradeResult sample_result() {
   bad.max_score = 3;
   bad.visibility = sg::Visibility::Hidden;
   bad.verdict = "wrong result: 12 of 1305 elements";
-  bad.diagnoses = {"boundary handling"};
+  bad.diagnoses = {{"boundary.edge_wrong", "boundary handling"}};
   sg::Comparison c;
   c.checked = 1305;
   c.wrong = 12;
@@ -399,7 +399,7 @@ sg::GradeResult sample_result() {
   bad.comparison = c;
   sg::TestResult perf = ok;
   perf.name = "perf_2048/performance";
-  perf.kind = "performance";
+  perf.kind = sg::TestKind::Performance;
   perf.status = sg::Status::Partial;
   perf.score = 3.5;
   perf.max_score = 7;
@@ -419,8 +419,8 @@ TEST(BatchResults, ReadsBackWhatResultsJsonWrote) {
   const sg::GradeResult in = sample_result();
   const sg::GradeResult out = parse_results_json(sg::results_json(in), "x/results.json");
   EXPECT_EQ(out.student, "ada");
-  EXPECT_EQ(out.state, "graded");
-  EXPECT_EQ(out.backend, "gpu");
+  EXPECT_EQ(out.state, sg::GradeState::Graded);
+  EXPECT_EQ(out.backend, sg::BackendKind::Gpu);
   EXPECT_EQ(out.device, in.device);
   EXPECT_EQ(out.suite_name, "smoke");
   EXPECT_EQ(out.seed, in.seed);
@@ -443,7 +443,7 @@ TEST(BatchResults, ReadsBackWhatResultsJsonWrote) {
   ASSERT_EQ(out.tests[1].comparison->first_wrong.size(), 1u);
   EXPECT_EQ(out.tests[1].comparison->first_wrong[0].row, 44);
   EXPECT_EQ(out.tests[2].status, sg::Status::Partial);
-  EXPECT_EQ(out.tests[2].kind, "performance");
+  EXPECT_EQ(out.tests[2].kind, sg::TestKind::Performance);
   ASSERT_TRUE(out.tests[2].timing.has_value());
   EXPECT_DOUBLE_EQ(out.tests[2].timing->speedup, 0.8);
   EXPECT_EQ(out.tests[2].timing->samples, 15);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compare/diagnosis.h"
+#include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
 #include "suite/suite_loader.h"
 
@@ -19,6 +20,15 @@ namespace sg {
 namespace {
 
 constexpr int T = 16;
+
+// The tests read the sentences; DiagnosisIds checks the ids separately.
+std::vector<std::string> texts_of(const std::vector<Diagnosis>& ds) {
+  std::vector<std::string> out;
+  for (const Diagnosis& d : ds) out.push_back(d.text);
+  return out;
+}
+std::vector<std::string> case_texts(const CaseEvidence& e) { return texts_of(diagnose_case(e)); }
+std::vector<std::string> across_texts(const std::vector<SizeOutcome>& o) { return texts_of(diagnose_across(o)); }
 
 struct Bugs {
   bool grid_floor = false;      // gridDim = m/16 x n/16
@@ -106,7 +116,7 @@ Emulated run_case(int m, int k, int n, const Bugs& bug, std::uint64_t seed = 1) 
   r.evidence.k = k;
   r.evidence.n = n;
   r.evidence.first = compare(in);
-  r.diagnoses = diagnose_case(r.evidence);
+  r.diagnoses = case_texts(r.evidence);
   return r;
 }
 
@@ -162,7 +172,7 @@ TEST(DiagnosisTest, EdgeTilesWithWrongValuesPointAtBoundaryChecks) {
   CaseEvidence e;
   e.m = m; e.k = 128; e.n = n;
   e.first = compare(in);
-  const auto d = diagnose_case(e);
+  const auto d = case_texts(e);
   ASSERT_FALSE(d.empty());
   EXPECT_NE(d[0].find("last row of tiles (rows 192-199, m = 200)"), std::string::npos) << d[0];
   EXPECT_NE(d[0].find("load 0"), std::string::npos) << d[0];
@@ -176,7 +186,7 @@ TEST(DiagnosisTest, EdgeTilesWithWrongValuesPointAtBoundaryChecks) {
     for (int j = 0; j < n; ++j) cb[i * n + j] = 3.0f;
   in.m = 208; in.c = cb.data(); in.c64 = c64b.data(); in.abs_ab = abs_b.data();
   aligned.first = compare(in);
-  EXPECT_FALSE(any_contains(diagnose_case(aligned), "sticks out")) << joined(diagnose_case(aligned));
+  EXPECT_FALSE(any_contains(case_texts(aligned), "sticks out")) << joined(case_texts(aligned));
 }
 
 TEST(DiagnosisTest, UnguardedStoreWrapsIntoFirstTileColumn) {
@@ -240,7 +250,7 @@ TEST(DiagnosisTest, DifferentRunsMeanARace) {
   const Emulated r = run_case(40, 50, 36, Bugs{});
   CaseEvidence e = r.evidence;
   e.outputs_differ_between_runs = true;
-  auto d = diagnose_case(e);
+  auto d = case_texts(e);
   ASSERT_FALSE(d.empty());
   EXPECT_NE(d[0].find("race"), std::string::npos);
   EXPECT_NE(d[0].find("__syncthreads()"), std::string::npos);
@@ -252,12 +262,12 @@ TEST(DiagnosisTest, DifferentRunsMeanARace) {
   const Emulated second = run_case(40, 50, 36, Bugs{}, 1);
   CaseEvidence two = first.evidence;
   two.repeat = &second.evidence.first;
-  d = diagnose_case(two);
+  d = case_texts(two);
   ASSERT_FALSE(d.empty());
   EXPECT_NE(d[0].find("race"), std::string::npos);
   // The same failure twice is no race.
   two.repeat = &first.evidence.first;
-  EXPECT_FALSE(any_contains(diagnose_case(two), "race"));
+  EXPECT_FALSE(any_contains(case_texts(two), "race"));
 }
 
 TEST(DiagnosisTest, AllNanMeansNothingWasWritten) {
@@ -270,14 +280,14 @@ TEST(DiagnosisTest, AllNanMeansNothingWasWritten) {
   CaseEvidence e;
   e.m = m; e.k = 5; e.n = n;
   e.first = compare(in);
-  auto d = diagnose_case(e);
+  auto d = case_texts(e);
   ASSERT_EQ(d.size(), 1u) << joined(d);
   EXPECT_NE(d[0].find("NaN poison"), std::string::npos);
 
   // Most but not all NaN, in no tile pattern: the grid covers too little.
   for (int i = 0; i < m * n; i += 17) c[i] = 1.0f;
   e.first = compare(in);
-  d = diagnose_case(e);
+  d = case_texts(e);
   EXPECT_TRUE(any_contains(d, "most of C was never written")) << joined(d);
 }
 
@@ -285,7 +295,7 @@ TEST(DiagnosisTest, PassingCaseHasNoDiagnosis) {
   CaseEvidence e;
   e.m = e.k = e.n = 16;
   e.first.checked = 256;
-  EXPECT_TRUE(diagnose_case(e).empty());
+  EXPECT_TRUE(case_texts(e).empty());
 }
 
 // Outcomes of the default suite's correctness cases for a kernel that fails
@@ -299,13 +309,13 @@ std::vector<SizeOutcome> default_suite_outcomes(Fails fails) {
 }
 
 TEST(DiagnosisTest, AcrossCasesNamesTheLastKTile) {
-  const auto d = diagnose_across(default_suite_outcomes([](int, int k, int) { return k % 16 != 0; }));
+  const auto d = across_texts(default_suite_outcomes([](int, int k, int) { return k % 16 != 0; }));
   ASSERT_EQ(d.size(), 1u) << joined(d);
   EXPECT_NE(d[0].find("k is not a multiple of 16"), std::string::npos);
 }
 
 TEST(DiagnosisTest, AcrossCasesNamesALeadingDimension) {
-  const auto d = diagnose_across(default_suite_outcomes([](int, int k, int n) { return k != n; }));
+  const auto d = across_texts(default_suite_outcomes([](int, int k, int n) { return k != n; }));
   ASSERT_EQ(d.size(), 1u) << joined(d);
   EXPECT_NE(d[0].find("k != n"), std::string::npos);
   EXPECT_NE(d[0].find("leading dimension"), std::string::npos);
@@ -313,7 +323,7 @@ TEST(DiagnosisTest, AcrossCasesNamesALeadingDimension) {
 
 TEST(DiagnosisTest, AcrossCasesNamesASwappedGrid) {
   // A swapped grid fails where m and n need different numbers of tiles.
-  const auto d = diagnose_across(default_suite_outcomes(
+  const auto d = across_texts(default_suite_outcomes(
       [](int m, int, int n) { return (m + 15) / 16 != (n + 15) / 16; }));
   // On this suite every case with m != n also has m != k, so A's leading
   // dimension is an equally good explanation; both are offered, nothing else.
@@ -325,21 +335,43 @@ TEST(DiagnosisTest, AcrossCasesNamesASwappedGrid) {
 }
 
 TEST(DiagnosisTest, AcrossCasesNamesTheRaggedEdges) {
-  const auto d = diagnose_across(
+  const auto d = across_texts(
       default_suite_outcomes([](int m, int, int n) { return m % 16 != 0 || n % 16 != 0; }));
   ASSERT_EQ(d.size(), 1u) << joined(d);
   EXPECT_NE(d[0].find("m or n is not a multiple of 16"), std::string::npos);
 }
 
+TEST(DiagnosisTest, IdsStayTheSameWhateverTheSizes) {
+  // The class summary counts causes by id: two cases with the same bug and
+  // different sizes must give the same ids, and the text must carry the sizes.
+  const auto k_tail = diagnose_across(default_suite_outcomes([](int, int k, int) { return k % 16 != 0; }));
+  ASSERT_EQ(k_tail.size(), 1u);
+  EXPECT_EQ(k_tail[0].id, "across.k_tail");
+  const auto b_stride = diagnose_across(default_suite_outcomes([](int, int k, int n) { return k != n; }));
+  ASSERT_EQ(b_stride.size(), 1u);
+  EXPECT_EQ(b_stride[0].id, "across.leading_dim_b");
+  for (const auto& [m, n] : {std::pair{40, 36}, std::pair{200, 17}}) {
+    Bugs b;
+    b.no_store_guard = true;
+    const Emulated r = run_case(m, 24, n, b);
+    const auto d = diagnose_case(r.evidence);
+    ASSERT_FALSE(d.empty()) << m << "x" << n;
+    for (const Diagnosis& x : d) {
+      EXPECT_FALSE(x.id.empty()) << x.text;
+      EXPECT_EQ(x.id.find_first_of("0123456789 "), std::string::npos) << "an id holds no sizes: " << x.id;
+    }
+  }
+}
+
 TEST(DiagnosisTest, AcrossCasesStaysQuietWithoutAPattern) {
   // Everything or nothing failing says nothing about sizes.
-  EXPECT_TRUE(diagnose_across(default_suite_outcomes([](int, int, int) { return true; })).empty());
-  EXPECT_TRUE(diagnose_across(default_suite_outcomes([](int, int, int) { return false; })).empty());
+  EXPECT_TRUE(across_texts(default_suite_outcomes([](int, int, int) { return true; })).empty());
+  EXPECT_TRUE(across_texts(default_suite_outcomes([](int, int, int) { return false; })).empty());
   // One odd failure among many passing cases with the same property.
-  EXPECT_TRUE(diagnose_across(default_suite_outcomes(
+  EXPECT_TRUE(across_texts(default_suite_outcomes(
                   [](int m, int k, int n) { return m == 555 && k == 333 && n == 777; }))
                   .empty());
-  EXPECT_TRUE(diagnose_across({}).empty());
+  EXPECT_TRUE(across_texts({}).empty());
 }
 
 }  // namespace

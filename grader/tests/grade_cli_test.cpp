@@ -16,6 +16,7 @@
 #include <string>
 
 #include "gpu_guard.h"
+#include "model/suite.h"
 
 namespace fs = std::filesystem;
 
@@ -53,6 +54,41 @@ class GradeCli : public testing::Test {
   }
   fs::path dir_;
 };
+
+// Every check kind the suite schema accepts is graded: a suite with one check
+// of each kind gives the reference full marks (a kind nobody grades would
+// leave its points at 0). The kinds come from the model, so a new one is
+// included here without editing this test.
+TEST_F(GradeCli, EveryCheckKindIsGradedAndTheReferenceGetsFullMarks) {
+  // The symbols check reads an nvcc object.
+  if (std::system("command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0)
+    GTEST_SKIP() << "needs nvcc (the symbols check reads an nvcc object)";
+  std::string suite = "suite: every_check\ncases:\n  - {name: odd, m: 45, k: 37, n: 29, points: 2}\nchecks:\n";
+  std::vector<std::string> kinds;
+  for (int v = 0; v <= static_cast<int>(sg::CheckKind::Last); ++v) {
+    const std::string kind = sg::to_string(static_cast<sg::CheckKind>(v));
+    kinds.push_back(kind);
+    suite += "  - {name: check_" + kind + ", kind: " + kind + ", points: 3" +
+             (kind == "sanitizer" ? ", m: 40, k: 50, n: 36" : "") + "}\n";
+  }
+  std::ofstream(dir_ / "suite.yaml") << suite;
+  const Ran r = grade("--seed 5 --suite '" + (dir_ / "suite.yaml").string() + "' --out '" + (dir_ / "out").string() +
+                      "' '" + std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream f(dir_ / "out/results.json");
+  const auto j = nlohmann::json::parse(f);
+  EXPECT_DOUBLE_EQ(j["score"].get<double>(), 2 + 3.0 * kinds.size()) << j.dump(1);
+  for (const std::string& kind : kinds) {
+    bool found = false;
+    for (const auto& t : j["tests"])
+      if (t["name"] == "check_" + kind) {
+        found = true;
+        EXPECT_EQ(t["status"], "passed") << kind << ": " << t.dump(1);
+        EXPECT_DOUBLE_EQ(t["score"].get<double>(), 3) << kind;
+      }
+    EXPECT_TRUE(found) << kind;
+  }
+}
 
 TEST_F(GradeCli, MissingSubmissionIsAUsageError) {
   Ran r = grade("--out '" + (dir_ / "out").string() + "' '" + (dir_ / "nope").string() + "'");

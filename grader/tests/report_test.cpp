@@ -39,7 +39,7 @@ sg::TestResult make_test(const std::string& name, const std::string& kind, sg::S
                          double score, double max_score, int m, int k, int n) {
   sg::TestResult t;
   t.name = name;
-  t.kind = kind;
+  t.kind = sg::parse_test_kind(kind).value();
   t.status = status;
   t.score = score;
   t.max_score = max_score;
@@ -89,7 +89,7 @@ sg::GradeResult sample(const std::string& backend) {
   r.student = "alice";
   r.suite_name = "default";
   r.suite_path = "testcases/default.yaml";
-  r.backend = backend;
+  r.backend = sg::parse_backend(backend).value();
   r.device = gpu ? "NVIDIA H100 80GB HBM3 (sm_90)" : "CPU backend";
   r.seed = 18446744073709551557ull;  // larger than a double holds exactly
   r.student_output = kHostileOutput;
@@ -102,7 +102,7 @@ sg::GradeResult sample(const std::string& backend) {
   odd.verdict = "wrong result: 312 of 333000 elements";
   odd.detail = "The last K tile seems to be skipped.\nCheck the loop bound.";
   odd.comparison = wrong_comparison();
-  odd.diagnoses = {"fails only when k is not a multiple of 16 -> the last K tile"};
+  odd.diagnoses = {{"across.k_tail", "fails only when k is not a multiple of 16 -> the last K tile"}};
   r.tests.push_back(odd);
 
   sg::TestResult hidden = make_test("hidden <edge> & \"case\" | 'x'", "correctness",
@@ -142,7 +142,7 @@ sg::GradeResult sample(const std::string& backend) {
 
 sg::GradeResult compile_error() {
   sg::GradeResult r = sample("cpu");
-  r.state = "compile error";
+  r.state = sg::GradeState::CompileError;
   r.build_log = "kernel.cu(12): error: identifier \"tileA\" is undefined\n\x01\xff 1 error detected";
   r.student_output.clear();
   r.compile_time = 1.5;
@@ -391,7 +391,7 @@ TEST(ResultsJson, CpuBackendSaysPerformanceIsNotMeasured) {
   EXPECT_FALSE(j.contains("leaderboard"));
   int unmeasured = 0;
   for (std::size_t i = 0; i < r.tests.size(); ++i) {
-    if (r.tests[i].kind != "performance") {
+    if (r.tests[i].kind != sg::TestKind::Performance) {
       EXPECT_FALSE(j["extra_data"]["tests"][i].contains("measured")) << r.tests[i].name;
       continue;
     }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
 
 namespace sg {

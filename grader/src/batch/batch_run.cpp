@@ -334,9 +334,10 @@ JournalEntry BatchRun::record_missing(const Pending& p) {
   e.submission = p.sub.path;
   e.hash = p.hash;
   e.finished_at = utc_now();
-  e.status = "invalid submission";
+  e.status = to_string(GradeState::InvalidSubmission);
   e.detail = "the submission " + p.sub.path + " does not exist";
-  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, o_.backend, e.status, e.detail);
+  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(o_.backend),
+                                    GradeState::InvalidSubmission, e.detail);
   e.max = r.max_score();
   std::error_code ec;
   fs::remove_all(p.dir, ec);
@@ -390,7 +391,7 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
   if (!f.timed_out && f.exited && f.code == 0) {
     try {
       const GradeResult r = read_results_file(p.dir);
-      e.status = r.state;
+      e.status = to_string(r.state);
       e.score = r.score();
       e.max = r.max_score();
       return e;
@@ -402,10 +403,10 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
   }
   const std::string last = last_line_of(p.dir + "/grade.log");
   if (!last.empty() && !f.timed_out) why += "; its last message: " + last;
-  e.status = f.timed_out ? "timeout" : "internal error";
+  e.status = to_string(f.timed_out ? GradeState::Timeout : GradeState::InternalError);
   e.detail = why;
-  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, o_.backend,
-                                          e.status, why);
+  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(o_.backend),
+                                          f.timed_out ? GradeState::Timeout : GradeState::InternalError, why);
   e.max = r.max_score();
   try {
     write_reports(r, p.dir);  // so the student's folder says what happened
@@ -427,7 +428,7 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   write_batch_reports(results, out_, title);
   if (o_.quiet) return;
   std::size_t graded = 0;
-  for (const auto& r : results) graded += r.state == "graded";
+  for (const auto& r : results) graded += r.state == GradeState::Graded;
   std::fprintf(log_, "grade batch: %zu of %zu submissions graded normally; wrote %s/gradebook.csv and %s/summary.html\n",
                graded, results.size(), out_.c_str(), out_.c_str());
 }

@@ -21,14 +21,17 @@ std::vector<GradeResult> class_results(const std::string& out_dir, const std::ve
     const std::string dir = out_dir + "/" + report_folder(m.student);
     if (it == latest.end()) {
       notes.push_back(m.student + ": no result (grading never finished)");
-      out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission, settings.backend,
-                                      "internal error", "grading never finished for this submission"));
+      out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission,
+                                      parse_backend(settings.backend), GradeState::InternalError,
+                                      "grading never finished for this submission"));
       continue;
     }
     const JournalEntry& e = it->second;
     if (is_synthesised_state(e.status)) {
-      out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission, settings.backend,
-                                      e.status, e.detail.empty() ? e.status : e.detail, e.max));
+      out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission,
+                                      parse_backend(settings.backend),
+                                      parse_grade_state(e.status).value_or(GradeState::InternalError),
+                                      e.detail.empty() ? e.status : e.detail, e.max));
       continue;
     }
     try {
@@ -37,8 +40,9 @@ std::vector<GradeResult> class_results(const std::string& out_dir, const std::ve
       out.push_back(std::move(r));
     } catch (const std::exception& ex) {
       notes.push_back(m.student + ": " + ex.what());
-      out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission, settings.backend,
-                                      "internal error", std::string("results unreadable: ") + ex.what(), e.max));
+      out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission,
+                                      parse_backend(settings.backend), GradeState::InternalError,
+                                      std::string("results unreadable: ") + ex.what(), e.max));
     }
   }
   return out;

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "model/plan.h"
 #include "pipeline/case_report.h"
 
 namespace sg::batch {
@@ -110,10 +111,10 @@ GradeResult parse_results_json(const std::string& json_text, const std::string& 
     r.suite_name = text(suite, "name");
     r.suite_path = text(suite, "path");
   }
-  r.backend = text(extra, "backend");
+  r.backend = parse_backend(text(extra, "backend"));
   r.device = text(extra, "device");
   const std::string state = text(extra, "state");
-  r.state = state.empty() ? "graded" : state;
+  r.state = state.empty() ? GradeState::Graded : parse_grade_state(state).value_or(GradeState::InternalError);
   r.seed = std::strtoull(text(extra, "seed").c_str(), nullptr, 10);
   r.seed_given = extra.value("seed_given", false);
   r.compile_time = number(extra, "compile_time");
@@ -129,7 +130,7 @@ GradeResult parse_results_json(const std::string& json_text, const std::string& 
     t.visibility = text(jt, "visibility") == "after_published" ? Visibility::Hidden : Visibility::Public;
     t.status = text(jt, "status") == "passed" ? Status::Passed : Status::Failed;
     if (const Json* e = extra_for(extra_tests, i, t.name)) {
-      t.kind = text(*e, "kind");
+      t.kind = parse_test_kind(text(*e, "kind")).value_or(TestKind::Check);
       if (e->contains("status")) t.status = status_from_word(text(*e, "status"));
       t.verdict = text(*e, "verdict");
       t.m = integer(*e, "m");
@@ -137,7 +138,7 @@ GradeResult parse_results_json(const std::string& json_text, const std::string& 
       t.n = integer(*e, "n");
       t.seconds = number(*e, "seconds");
       for (const auto& d : e->value("diagnoses", Json::array()))
-        if (d.is_string()) t.diagnoses.push_back(d.get<std::string>());
+        if (d.is_object()) t.diagnoses.push_back({text(d, "id"), text(d, "text")});
       if (e->contains("comparison") && (*e)["comparison"].is_object())
         t.comparison = comparison_from((*e)["comparison"]);
       if (e->contains("timing") && (*e)["timing"].is_object()) t.timing = timing_from((*e)["timing"]);
@@ -165,9 +166,8 @@ GradeResult read_results_file(const std::string& dir) {
 }
 
 GradeResult unfinished_result(const Suite* suite, bool public_only, const std::string& student,
-                              const std::string& submission, const std::string& backend,
-                              const std::string& state, const std::string& why,
-                              double max_when_no_suite) {
+                              const std::string& submission, std::optional<BackendKind> backend,
+                              GradeState state, const std::string& why, double max_when_no_suite) {
   GradeResult r;
   r.student = student;
   r.submission = submission;
@@ -178,17 +178,11 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
   if (suite) {
     r.suite_name = suite->name;
     r.suite_path = suite->path;
-    for (const Case& c : suite->cases) {
-      if (public_only && c.visibility == Visibility::Hidden) continue;
-      r.tests.push_back(new_test(c));
-      if (c.has_performance) r.tests.push_back(new_performance_test(c));
-    }
-    for (const Check& c : suite->checks)
-      if (!(public_only && c.visibility == Visibility::Hidden)) r.tests.push_back(new_check_test(c));
+    r.tests = plan_tests(*suite, public_only ? Shown::PublicOnly : Shown::All);
   } else {
     TestResult t;
     t.name = "grading";
-    t.kind = "check";
+    t.kind = TestKind::Check;
     t.max_score = max_when_no_suite;
     r.tests.push_back(t);
   }

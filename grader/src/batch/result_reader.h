@@ -24,8 +24,7 @@ GradeResult read_results_file(const std::string& dir);
 // run with `why`, score 0, the given state ("timeout", "internal error", ...).
 // Without a suite the result has one test "grading" worth `max_when_no_suite`.
 GradeResult unfinished_result(const Suite* suite, bool public_only, const std::string& student,
-                              const std::string& submission, const std::string& backend,
-                              const std::string& state, const std::string& why,
-                              double max_when_no_suite = 0);
+                              const std::string& submission, std::optional<BackendKind> backend,
+                              GradeState state, const std::string& why, double max_when_no_suite = 0);
 
 }  // namespace sg::batch

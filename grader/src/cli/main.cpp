@@ -1,4 +1,4 @@
-// `grade`: grades one submission and writes the reports (DESIGN.md).
+// `grade`: grades one submission and writes the reports (grader/ARCHITECTURE.md).
 // Exit codes: 0 graded (whatever the score), 2 usage or suite error, 3 internal error.
 #include <signal.h>
 #include <unistd.h>
@@ -18,6 +18,7 @@
 #include "cli/batch_cli.h"
 #include "cli/options.h"
 #include "pipeline/grade.h"
+#include "pipeline/limits.h"
 #include "pipeline/submission.h"
 #include "report/writers.h"
 #include "process/process.h"
@@ -64,7 +65,7 @@ double watchdog_seconds(const sg::Suite& s) {
   }
   double total = 600;  // builds and start-up
   // A failing case runs twice; the CPU backend's limit is the larger one.
-  for (const auto& c : s.cases) total += 2 * sg::case_time_limit(c, "cpu");
+  for (const auto& c : s.cases) total += 2 * sg::case_time_limit(c, sg::BackendKind::Cpu);
   for (const auto& c : s.checks) total += c.timeout_s;
   return total;
 }

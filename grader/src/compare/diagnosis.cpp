@@ -73,15 +73,15 @@ std::string range_text(std::int64_t begin, std::int64_t end) {
 }
 
 // Only the last (partial) row and/or column of tiles is wrong.
-std::string edge_diagnosis(const CaseEvidence& e, const MapView& v) {
+Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
   const bool m_ragged = e.m % kTile != 0, n_ragged = e.n % kTile != 0;
   const int last_r = v.rows.cells - 1, last_c = v.cols.cells - 1;
   auto on_edge = [&](int r, int c) {
     return (m_ragged && r == last_r) || (n_ragged && c == last_c);
   };
   // Evidence needs at least one tile away from the ragged edges that came out right.
-  if (v.count_cells([&](int r, int c) { return !on_edge(r, c); }) == 0) return "";
-  if (!v.all_wrong_cells(on_edge)) return "";
+  if (v.count_cells([&](int r, int c) { return !on_edge(r, c); }) == 0) return {};
+  if (!v.all_wrong_cells(on_edge)) return {};
   const bool rows_hit = v.count_cells([&](int r, int c) { return v.wrong(r, c) && r == last_r; }) > 0;
   const bool cols_hit = v.count_cells([&](int r, int c) { return v.wrong(r, c) && c == last_c; }) > 0;
   std::string where;
@@ -93,46 +93,47 @@ std::string edge_diagnosis(const CaseEvidence& e, const MapView& v) {
              range_text(v.cols.begin(last_c), e.n) + ", n = " + std::to_string(e.n) + ")";
   const bool both = m_ragged && rows_hit && n_ragged && cols_hit;
   if (e.first.non_finite == e.first.wrong)
-    return "only " + where + (both ? " were" : " was") +
+    return {"boundary.edge_unwritten", "only " + where + (both ? " were" : " was") +
            " never written (still NaN): the grid is rounded down — use "
            "(n + 15) / 16 blocks in x and (m + 15) / 16 in y — or the store's bounds check "
-           "skips valid elements (store when row < m && col < n)";
-  return "only " + where + (both ? " are" : " is") + " wrong, where the tile sticks out of the matrix: guard the edges "
-         "— load 0 into shared memory for rows >= m or columns >= n (and k), and store only "
-         "when row < m && col < n";
+           "skips valid elements (store when row < m && col < n)"};
+  return {"boundary.edge_wrong",
+          "only " + where + (both ? " are" : " is") + " wrong, where the tile sticks out of the matrix: guard the edges "
+          "— load 0 into shared memory for rows >= m or columns >= n (and k), and store only "
+          "when row < m && col < n"};
 }
 
 // Only the first column of tiles is wrong: unguarded stores past column n
 // wrap into the next row's first columns.
-std::string wrapped_store_diagnosis(const CaseEvidence& e, const MapView& v) {
-  if (e.n % kTile == 0 || e.m < 2 || v.cols.cells < 2) return "";
-  if (!v.all_wrong_cells([](int, int c) { return c == 0; })) return "";
-  return "only the first column of tiles is wrong and n = " + std::to_string(e.n) +
-         " is not a multiple of 16: threads past column n store into the next row "
-         "(C[row*n + col] with col >= n) — store only when col < n";
+Diagnosis wrapped_store_diagnosis(const CaseEvidence& e, const MapView& v) {
+  if (e.n % kTile == 0 || e.m < 2 || v.cols.cells < 2) return {};
+  if (!v.all_wrong_cells([](int, int c) { return c == 0; })) return {};
+  return {"store.wraps_past_n", "only the first column of tiles is wrong and n = " + std::to_string(e.n) +
+                                    " is not a multiple of 16: threads past column n store into the next row "
+                                    "(C[row*n + col] with col >= n) — store only when col < n"};
 }
 
 // Right inside the top-left min(m,n) square, wrong beyond it: grid x/y swapped.
-std::string swapped_grid_diagnosis(const CaseEvidence& e, const MapView& v) {
-  if (e.m == e.n) return "";
+Diagnosis swapped_grid_diagnosis(const CaseEvidence& e, const MapView& v) {
+  if (e.m == e.n) return {};
   const std::int64_t s = std::min(e.m, e.n);
   auto inside = [&](int r, int c) { return v.rows.end(r) <= s && v.cols.end(c) <= s; };
   auto outside = [&](int r, int c) { return v.rows.begin(r) >= s || v.cols.begin(c) >= s; };
   const int inside_cells = v.count_cells(inside);
   const int outside_cells = v.count_cells(outside);
   const int outside_wrong = v.count_cells([&](int r, int c) { return outside(r, c) && v.wrong(r, c); });
-  if (inside_cells == 0 || outside_cells == 0) return "";
-  if (v.count_cells([&](int r, int c) { return inside(r, c) && v.wrong(r, c); }) > 0) return "";
+  if (inside_cells == 0 || outside_cells == 0) return {};
+  if (v.count_cells([&](int r, int c) { return inside(r, c) && v.wrong(r, c); }) > 0) return {};
   // Most of the region beyond the square must be wrong, not just an edge.
-  if (outside_wrong * 2 < outside_cells || outside_wrong < 2) return "";
-  return "only the top-left " + std::to_string(s) + " x " + std::to_string(s) +
-         " square of C is right: the grid's x and y look swapped — x must cover the n "
-         "columns (gridDim.x = (n + 15) / 16, col from blockIdx.x) and y the m rows";
+  if (outside_wrong * 2 < outside_cells || outside_wrong < 2) return {};
+  return {"grid.swapped_xy", "only the top-left " + std::to_string(s) + " x " + std::to_string(s) +
+                                 " square of C is right: the grid's x and y look swapped — x must cover the n "
+                                 "columns (gridDim.x = (n + 15) / 16, col from blockIdx.x) and y the m rows"};
 }
 
 // Every element of each marked tile is wrong, other tiles are right.
-std::string whole_tile_diagnosis(const CaseEvidence& e, const MapView& v) {
-  if (v.rows.cells != v.rows.tiles || v.cols.cells != v.cols.tiles) return "";  // merged
+Diagnosis whole_tile_diagnosis(const CaseEvidence& e, const MapView& v) {
+  if (v.rows.cells != v.rows.tiles || v.cols.cells != v.cols.tiles) return {};  // merged
   std::int64_t in_marked = 0;
   int marked = 0;
   for (int r = 0; r < v.rows.cells; ++r)
@@ -142,24 +143,26 @@ std::string whole_tile_diagnosis(const CaseEvidence& e, const MapView& v) {
         ++marked;
       }
   if (marked == 0 || marked == v.rows.cells * v.cols.cells || in_marked != e.first.wrong)
-    return "";
+    return {};
   if (e.first.non_finite == e.first.wrong)
-    return "whole 16x16 tiles of C were never written (NaN) while others are right: each "
-           "block must compute its own tile (row from blockIdx.y, col from blockIdx.x) and the "
-           "grid must cover all of C";
-  return "whole 16x16 tiles are wrong while others are right: check how blockIdx and threadIdx "
-         "map to the tile (row = blockIdx.y*16 + threadIdx.y, col = blockIdx.x*16 + "
-         "threadIdx.x) and the tile offsets used in the K loop";
+    return {"tiles.whole_unwritten",
+            "whole 16x16 tiles of C were never written (NaN) while others are right: each "
+            "block must compute its own tile (row from blockIdx.y, col from blockIdx.x) and the "
+            "grid must cover all of C"};
+  return {"tiles.whole_wrong",
+          "whole 16x16 tiles are wrong while others are right: check how blockIdx and threadIdx "
+          "map to the tile (row = blockIdx.y*16 + threadIdx.y, col = blockIdx.x*16 + "
+          "threadIdx.x) and the tile offsets used in the K loop"};
 }
 
 // Small relative errors everywhere: reduced-precision arithmetic.
-std::string precision_diagnosis(const CaseEvidence& e, const MapView& v) {
+Diagnosis precision_diagnosis(const CaseEvidence& e, const MapView& v) {
   const Comparison& c = e.first;
-  if (c.non_finite > 0 || c.first_wrong.empty() || !std::isfinite(c.worst_ratio)) return "";
-  if (c.wrong * 10 < c.checked) return "";  // not spread: at least a tenth of C is off
+  if (c.non_finite > 0 || c.first_wrong.empty() || !std::isfinite(c.worst_ratio)) return {};
+  if (c.wrong * 10 < c.checked) return {};  // not spread: at least a tenth of C is off
   if (v.valid && v.count_cells([&](int r, int col) { return v.wrong(r, col); }) * 2 <
                      v.rows.cells * v.cols.cells)
-    return "";
+    return {};
   // Most, not all, of the kept mismatches: an expected value near zero makes
   // any relative error large.
   std::size_t small = 0;
@@ -167,85 +170,90 @@ std::string precision_diagnosis(const CaseEvidence& e, const MapView& v) {
     const double rel = std::fabs(w.got - w.expected) / std::fabs(w.expected);
     small += rel < 1e-2 ? 1 : 0;
   }
-  if (small * 4 < c.first_wrong.size() * 3) return "";
-  return "small errors all over C (relative error under 1e-2, yet above what FP32 allows): the "
-         "arithmetic runs in reduced precision — multiply and accumulate in float, not "
-         "half/bfloat16/TF32, and build without fast-math options";
+  if (small * 4 < c.first_wrong.size() * 3) return {};
+  return {"precision.reduced",
+          "small errors all over C (relative error under 1e-2, yet above what FP32 allows): the "
+          "arithmetic runs in reduced precision — multiply and accumulate in float, not "
+          "half/bfloat16/TF32, and build without fast-math options"};
 }
 
 }  // namespace
 
-std::vector<std::string> diagnose_case(const CaseEvidence& e) {
-  std::vector<std::string> out;
+std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
+  std::vector<Diagnosis> out;
   const Comparison& c = e.first;
   const bool differs =
       e.outputs_differ_between_runs || (e.repeat && !same_failures(c, *e.repeat));
   if (differs)
-    out.push_back("the result changes between runs on the same inputs: a race — call "
-                  "__syncthreads() after loading the tiles into shared memory and again "
-                  "before the next iteration overwrites them");
+    out.push_back({"race.output_changes",
+                   "the result changes between runs on the same inputs: a race — call "
+                   "__syncthreads() after loading the tiles into shared memory and again "
+                   "before the next iteration overwrites them"});
   if (c.wrong == 0 || c.checked == 0) return out;
 
   if (c.non_finite == c.checked) {
-    out.push_back("no element of C was written (all still hold the NaN poison): check that "
-                  "basicSgemm launches mysgemm with a non-empty grid and that the kernel "
-                  "stores its sum to C");
+    out.push_back({"unwritten.all",
+                   "no element of C was written (all still hold the NaN poison): check that "
+                   "basicSgemm launches mysgemm with a non-empty grid and that the kernel "
+                   "stores its sum to C"});
     return out;
   }
   bool all_zero = !c.first_wrong.empty();
   for (const Mismatch& w : c.first_wrong) all_zero = all_zero && w.got == 0;
   if (all_zero && c.non_finite == 0 && c.wrong * 10 >= c.checked * 9)
-    out.push_back("C holds zeros: the kernel stores without accumulating anything — check "
-                  "that the loop over K tiles runs (k + 15) / 16 times and the inner product "
-                  "adds into the sum");
+    out.push_back({"zeros.no_accumulation",
+                   "C holds zeros: the kernel stores without accumulating anything — check "
+                   "that the loop over K tiles runs (k + 15) / 16 times and the inner product "
+                   "adds into the sum"});
 
   const MapView v = view_of(e);
   bool explained_nan = false;
   if (v.valid) {
     for (auto rule : {swapped_grid_diagnosis, edge_diagnosis, wrapped_store_diagnosis,
                       whole_tile_diagnosis}) {
-      const std::string d = rule(e, v);
-      if (d.empty()) continue;
+      Diagnosis d = rule(e, v);
+      if (d.id.empty()) continue;
       out.push_back(d);
       explained_nan = true;
       break;  // the patterns exclude one another; the first is the most specific
     }
   }
-  const std::string precision = precision_diagnosis(e, v);
-  if (!precision.empty() && !differs) out.push_back(precision);
+  Diagnosis precision = precision_diagnosis(e, v);
+  if (!precision.id.empty() && !differs) out.push_back(precision);
 
   if (c.non_finite > 0 && !explained_nan) {
     if (c.non_finite * 10 >= c.checked * 9)
-      out.push_back("most of C was never written (still the NaN poison): the grid covers too "
-                    "little of C — gridDim.x = (n + 15) / 16, gridDim.y = (m + 15) / 16");
+      out.push_back({"unwritten.most", "most of C was never written (still the NaN poison): the grid covers too "
+                                       "little of C — gridDim.x = (n + 15) / 16, gridDim.y = (m + 15) / 16"});
     else
-      out.push_back(std::to_string(c.non_finite) + " elements of C are NaN or Inf: they were "
-                    "never written (the grid or a bounds check skips them) or were computed "
-                    "from data outside A or B");
+      out.push_back({"nonfinite.some", std::to_string(c.non_finite) + " elements of C are NaN or Inf: they were "
+                                       "never written (the grid or a bounds check skips them) or were computed "
+                                       "from data outside A or B"});
   }
   return out;
 }
 
-std::vector<std::string> diagnose_across(const std::vector<SizeOutcome>& outcomes) {
+std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes) {
   struct Rule {
     bool (*holds)(const SizeOutcome&);
+    const char* id;
     const char* text;
   };
   const Rule rules[] = {
-      {[](const SizeOutcome& o) { return o.k % kTile != 0; },
+      {[](const SizeOutcome& o) { return o.k % kTile != 0; }, "across.k_tail",
        "fails only when k is not a multiple of 16: the last, partial K tile is mishandled — "
        "loop over (k + 15) / 16 tiles and load 0 into shared memory past column k of A and "
        "row k of B"},
-      {[](const SizeOutcome& o) { return o.k != o.n; },
+      {[](const SizeOutcome& o) { return o.k != o.n; }, "across.leading_dim_b",
        "fails only when k != n: a leading dimension is wrong — rows of B and C are n long "
        "(B[t*n + col], C[row*n + col]); k is used where n belongs"},
-      {[](const SizeOutcome& o) { return o.m != o.k; },
+      {[](const SizeOutcome& o) { return o.m != o.k; }, "across.leading_dim_a",
        "fails only when m != k: a leading dimension is wrong — rows of A are k long "
        "(A[row*k + t]); m is used where k belongs"},
-      {[](const SizeOutcome& o) { return o.m != o.n; },
+      {[](const SizeOutcome& o) { return o.m != o.n; }, "across.grid_swapped",
        "fails only when m != n: the grid's x and y look swapped — x must cover the n columns "
        "and y the m rows"},
-      {[](const SizeOutcome& o) { return o.m % kTile != 0 || o.n % kTile != 0; },
+      {[](const SizeOutcome& o) { return o.m % kTile != 0 || o.n % kTile != 0; }, "across.ragged_mn",
        "fails only when m or n is not a multiple of 16: the grid is rounded down (use "
        "(n + 15) / 16 by (m + 15) / 16 blocks) or bounds checks on rows/columns are missing"},
   };
@@ -257,7 +265,7 @@ std::vector<std::string> diagnose_across(const std::vector<SizeOutcome>& outcome
   // A rule qualifies when every failing case has the property, some passing
   // case lacks it, and few passing cases have it (counter-examples). Only
   // the rules with the fewest counter-examples are reported.
-  std::vector<std::pair<std::int64_t, const char*>> candidates;
+  std::vector<std::pair<std::int64_t, const Rule*>> candidates;
   for (const Rule& rule : rules) {
     bool necessary = true;
     std::int64_t passing_with = 0, passing_without = 0;
@@ -267,14 +275,14 @@ std::vector<std::string> diagnose_across(const std::vector<SizeOutcome>& outcome
       if (o.passed) (has ? passing_with : passing_without) += 1;
     }
     if (necessary && passing_without > 0 && passing_with * 3 <= failing)
-      candidates.emplace_back(passing_with, rule.text);
+      candidates.emplace_back(passing_with, &rule);
   }
-  std::vector<std::string> out;
+  std::vector<Diagnosis> out;
   std::int64_t best = -1;
   for (const auto& c : candidates)
     if (best < 0 || c.first < best) best = c.first;
   for (const auto& c : candidates)
-    if (c.first == best) out.emplace_back(c.second);
+    if (c.first == best) out.push_back({c.second->id, c.second->text});
   return out;
 }
 

@@ -1,5 +1,5 @@
-// Turns error patterns into likely causes a student can act on (DESIGN.md,
-// "Correctness"). Pure functions over comparisons; no I/O.
+// Turns error patterns into likely causes a student can act on. Pure
+// functions over comparisons; no I/O.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,13 +16,14 @@ struct CaseEvidence {
   bool outputs_differ_between_runs = false;
 };
 
-// Per-case diagnoses, most specific first (may be empty).
-std::vector<std::string> diagnose_case(const CaseEvidence& e);
+// Per-case diagnoses, most specific first (may be empty). Ids are stable
+// ("boundary.edge_wrong", "grid.swapped_xy", ...); the text holds the case's sizes.
+std::vector<Diagnosis> diagnose_case(const CaseEvidence& e);
 
 // Diagnoses across all cases of a submission, e.g. "fails only when k is not a
 // multiple of 16 -> the last K tile", "fails only when k != n -> leading dimension".
-// `failing` and `passing` hold the sizes of failing and passing correctness cases.
+// `outcomes` holds the size of every correctness case that ran and whether it passed.
 struct SizeOutcome { int m, k, n; bool passed; };
-std::vector<std::string> diagnose_across(const std::vector<SizeOutcome>& outcomes);
+std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes);
 
 }  // namespace sg

@@ -35,9 +35,4 @@ struct RunDifference {
 RunDifference differing_elements(int m, int n, int k, const float* x, const float* y, const double* abs_ab,
                                  double factor);
 
-// Host reference GEMM in FP64 (multi-threaded); fills c64 and abs_ab. For the
-// CPU backend and small cases.
-void host_oracle(int m, int n, int k, const float* a, const float* b,
-                 std::vector<double>& c64, std::vector<double>& abs_ab);
-
 }  // namespace sg

@@ -24,12 +24,8 @@ const char* to_string(Distribution d) {
 }
 
 const char* to_string(CheckKind k) {
-  switch (k) {
-    case CheckKind::Symbols: return "symbols";
-    case CheckKind::SharedAndBarrier: return "shared_memory_and_barrier";
-    case CheckKind::Sanitizer: return "sanitizer";
-  }
-  return "unknown";
+  const int i = static_cast<int>(k);
+  return i >= 0 && i <= static_cast<int>(CheckKind::Last) ? kCheckKindNames[i] : "unknown";
 }
 
 const char* to_string(Status s) {
@@ -40,6 +36,56 @@ const char* to_string(Status s) {
     case Status::Skipped: return "skipped";
   }
   return "unknown";
+}
+
+const char* to_string(TestKind k) {
+  switch (k) {
+    case TestKind::Correctness: return "correctness";
+    case TestKind::Performance: return "performance";
+    case TestKind::Check: return "check";
+  }
+  return "unknown";
+}
+
+const char* to_string(GradeState s) {
+  switch (s) {
+    case GradeState::Graded: return "graded";
+    case GradeState::CompileError: return "compile error";
+    case GradeState::Rejected: return "rejected";
+    case GradeState::InvalidSubmission: return "invalid submission";
+    case GradeState::Timeout: return "timeout";
+    case GradeState::InternalError: return "internal error";
+  }
+  return "unknown";
+}
+
+const char* to_string(BackendKind b) {
+  switch (b) {
+    case BackendKind::Gpu: return "gpu";
+    case BackendKind::Cpu: return "cpu";
+  }
+  return "unknown";
+}
+
+namespace {
+// Finds the value whose to_string is `s` among the enum's values first..last.
+template <typename E>
+std::optional<E> parse_enum(std::string_view s, E first, E last) {
+  for (int v = static_cast<int>(first); v <= static_cast<int>(last); ++v)
+    if (s == to_string(static_cast<E>(v))) return static_cast<E>(v);
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Status> parse_status(std::string_view s) { return parse_enum(s, Status::Passed, Status::Skipped); }
+std::optional<TestKind> parse_test_kind(std::string_view s) {
+  return parse_enum(s, TestKind::Correctness, TestKind::Check);
+}
+std::optional<GradeState> parse_grade_state(std::string_view s) {
+  return parse_enum(s, GradeState::Graded, GradeState::InternalError);
+}
+std::optional<BackendKind> parse_backend(std::string_view s) {
+  return parse_enum(s, BackendKind::Gpu, BackendKind::Cpu);
 }
 
 }  // namespace sg

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,7 +19,40 @@ enum class Status {
   Failed,   // wrong answer, failed check, crash, timeout ...
   Skipped   // not run: not measurable on this backend, tool absent, earlier stage failed
 };
+
+// What a test grades: one case's values, one case's speed, or a whole-submission check.
+enum class TestKind { Correctness, Performance, Check };
+
+// How far a grading got. Anything but Graded means the tests were not (all) run.
+enum class GradeState {
+  Graded,
+  CompileError,
+  Rejected,           // the static checks or the link refused the submission
+  InvalidSubmission,  // no single kernel.cu to grade
+  Timeout,            // the grade process outlived its limit (batch)
+  InternalError       // the grader itself failed (batch: the grade process crashed)
+};
+
+enum class BackendKind { Gpu, Cpu };
+
+// A likely cause of a failure. `id` is stable across submissions and sizes
+// ("boundary.edge_wrong"), so class summaries can count causes; `text` is the
+// sentence a student reads, with this case's numbers in it.
+struct Diagnosis {
+  std::string id;
+  std::string text;
+  bool operator==(const Diagnosis& o) const { return id == o.id && text == o.text; }
+};
+
 const char* to_string(Status s);
+const char* to_string(TestKind k);
+const char* to_string(GradeState s);
+const char* to_string(BackendKind b);
+// The inverses of to_string (the same spellings); nullopt for anything else.
+std::optional<Status> parse_status(std::string_view s);
+std::optional<TestKind> parse_test_kind(std::string_view s);
+std::optional<GradeState> parse_grade_state(std::string_view s);
+std::optional<BackendKind> parse_backend(std::string_view s);
 
 // One wrong output element.
 struct Mismatch {
@@ -53,13 +87,13 @@ struct Timing {
 
 struct TestResult {
   std::string name;
-  std::string kind;          // "correctness", "performance" or "check"
+  TestKind kind = TestKind::Correctness;
   Visibility visibility = Visibility::Public;
   Status status = Status::Skipped;
   double score = 0, max_score = 0;
   std::string verdict;       // one line: "passed", "wrong result: 312 of 1000 elements", "timed out after 10 s", ...
   std::string detail;        // feedback a student can act on, several lines
-  std::vector<std::string> diagnoses;  // likely causes from the error pattern
+  std::vector<Diagnosis> diagnoses;  // likely causes from the error pattern, most specific first
   int m = 0, k = 0, n = 0;   // problem size, 0 for whole-submission checks
   std::optional<Comparison> comparison;
   std::optional<Timing> timing;
@@ -70,9 +104,9 @@ struct GradeResult {
   std::string submission;    // path as given
   std::string student;       // id in batch mode, else the submission's folder name
   std::string suite_name, suite_path;
-  std::string backend;       // "gpu" or "cpu"
+  std::optional<BackendKind> backend;  // unset when grading never got as far as choosing one
   std::string device;        // e.g. "NVIDIA H100 80GB HBM3 (sm_90)" or "CPU backend"
-  std::string state = "graded";  // "graded", "compile error", "rejected", "internal error"
+  GradeState state = GradeState::Graded;
   std::string build_log;     // compiler output (capped)
   std::string student_output;  // what the submission printed (capped, made valid UTF-8)
   std::uint64_t seed = 0;

@@ -45,11 +45,18 @@ struct Case {
   SourceLocation where;       // where the case was defined, for messages
 };
 
+// A new scored check is a value here, its YAML name in kCheckKindNames, and
+// its grading in pipeline/checks.cpp (a switch with no default).
 enum class CheckKind {
   Symbols,           // only mysgemm/basicSgemm defined, no forbidden references
   SharedAndBarrier,  // mysgemm declares shared memory and executes a barrier
-  Sanitizer          // compute-sanitizer memcheck + racecheck clean on a small case
+  Sanitizer,         // compute-sanitizer memcheck + racecheck clean on a small case
+  Last = Sanitizer   // keep equal to the last kind: the suite schema lists kinds up to it
 };
+// The suite YAML's word for each kind, in the enum's order.
+inline constexpr const char* kCheckKindNames[] = {"symbols", "shared_memory_and_barrier", "sanitizer"};
+static_assert(sizeof(kCheckKindNames) / sizeof(kCheckKindNames[0]) == static_cast<int>(CheckKind::Last) + 1,
+              "every CheckKind needs its name in kCheckKindNames");
 
 struct Check {
   std::string name;

@@ -8,41 +8,15 @@
 
 namespace sg {
 
-const char* const kOutOfBoundsHint =
-    "an out-of-bounds access: check the boundary conditions of every load into shared memory and of the store to C";
-const char* const kRaceHint =
+const Diagnosis kOutOfBoundsHint{
+    "memory.out_of_bounds",
+    "an out-of-bounds access: check the boundary conditions of every load into shared memory and of the store to C"};
+const Diagnosis kRaceHint{
+    "race.shared_memory",
     "a shared-memory race: a missing __syncthreads (the first barrier, after the loads, keeps threads from reading "
     "tile entries not loaded yet; the second, after the partial sums, stops the next phase overwriting tiles still "
-    "being read)";
+    "being read)"};
 
-
-namespace {
-
-TestResult base_test(const std::string& name, const char* kind, Visibility v, double max_score, int m, int k, int n) {
-  TestResult t;
-  t.name = name;
-  t.kind = kind;
-  t.visibility = v;
-  t.max_score = max_score;
-  t.m = m;
-  t.k = k;
-  t.n = n;
-  return t;
-}
-
-}  // namespace
-
-TestResult new_test(const Case& c) {
-  return base_test(c.name, "correctness", c.visibility, c.points, c.m, c.k, c.n);
-}
-
-TestResult new_performance_test(const Case& c) {
-  return base_test(c.name + "/performance", "performance", c.visibility, c.performance.points, c.m, c.k, c.n);
-}
-
-TestResult new_check_test(const Check& c) {
-  return base_test(c.name, "check", c.visibility, c.points, c.m, c.k, c.n);
-}
 
 void mark_not_run(TestResult& t, const std::string& why, Status status) {
   t.status = status;
@@ -61,11 +35,13 @@ void record_runner_failure(TestResult& t, const CaseOutcome& o) {
     default: t.verdict = o.cause; break;
   }
   if (o.kind == CaseOutcome::Kind::TimedOut)
-    t.diagnoses.push_back("the kernel or basicSgemm did not finish: look for a loop whose bound never becomes true "
-                          "(e.g. a phase counter that is never incremented) or a barrier not all threads reach");
+    t.diagnoses.push_back({"hang.timeout",
+                           "the kernel or basicSgemm did not finish: look for a loop whose bound never becomes true "
+                           "(e.g. a phase counter that is never incremented) or a barrier not all threads reach"});
   if (o.kind == CaseOutcome::Kind::CudaError && o.cause.find("IllegalAddress") != std::string::npos)
-    t.diagnoses.push_back("an out-of-bounds global memory access: guard every load and store with row < m, "
-                          "col < n and the tile's k index < k");
+    t.diagnoses.push_back({"memory.illegal_address",
+                           "an out-of-bounds global memory access: guard every load and store with row < m, "
+                           "col < n and the tile's k index < k"});
 }
 
 std::string describe_comparison(const Comparison& cmp, int m, int n) {
@@ -113,7 +89,7 @@ void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differ
     e.n = c.n;
     e.first = cmp;
     e.outputs_differ_between_runs = differs_between_runs;
-    for (std::string& d : diagnose_case(e)) t.diagnoses.push_back(std::move(d));
+    for (Diagnosis& d : diagnose_case(e)) t.diagnoses.push_back(std::move(d));
     if (differs_between_runs) t.detail += "the output changed between two runs on the same inputs\n";
   }
   t.comparison = std::move(cmp);

@@ -10,12 +10,8 @@
 namespace sg {
 
 // Likely causes shared by the cases and the sanitizer check.
-extern const char* const kOutOfBoundsHint;
-extern const char* const kRaceHint;
-
-TestResult new_test(const Case& c);                // correctness part, not yet run
-TestResult new_performance_test(const Case& c);    // performance part, not yet run
-TestResult new_check_test(const Check& c);
+extern const Diagnosis kOutOfBoundsHint;
+extern const Diagnosis kRaceHint;
 
 // A test that did not run, with the reason (keeps its max_score).
 void mark_not_run(TestResult& t, const std::string& why, Status status = Status::Failed);

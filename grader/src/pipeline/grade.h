@@ -1,5 +1,6 @@
 // The grading pipeline for one submission:
-//   locate -> build -> static checks -> run cases (untrusted runner) -> judge -> GradeResult.
+//   locate -> plan -> build -> checks -> cases (untrusted runner) -> judge -> GradeResult.
+// Everything that differs between GPU and CPU is the backend's (backends/backend.h).
 // Report writing is the caller's (report/writers.h), so batch mode can reuse this.
 #pragma once
 #include <cstdint>
@@ -9,21 +10,9 @@
 
 #include "model/result.h"
 #include "model/suite.h"
+#include "pipeline/grader_paths.h"
 
 namespace sg {
-
-// Where the grader's own pieces are (all discovered from the grade binary's folder).
-struct GraderPaths {
-  std::string home;               // the build folder holding `grade`
-  std::string source_root;        // the kit's root (testcases/, reference/)
-  std::string nvcc;               // empty when absent
-  std::string compute_sanitizer;  // empty when absent
-  std::string runner_objects;     // folder with runner_main.o, ref_tiled.o, ref_naive.o, protocol.o
-  std::string cpu_include;        // the CUDA-on-CPU layer's headers
-  std::string cpu_library;        // libcudacpu.a
-  std::string cpu_runner_object;  // cpu_runner.o
-  static GraderPaths discover();
-};
 
 struct GradeOptions {
   std::string submission;
@@ -39,10 +28,6 @@ struct GradeOptions {
   std::string device_arch;
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
-
-// Wall time one run of a case may take: the suite's timeout_s is a GPU time;
-// the CPU backend adds time in proportion to the case's work.
-double case_time_limit(const Case& c, const std::string& backend);
 
 // Throws UsageError (pipeline/submission.h) when the submission does not exist or
 // the backend cannot be used, std::runtime_error for internal errors.

@@ -2,8 +2,8 @@
 // pipes (judge writes requests on the runner's fd 3, reads replies on fd 4).
 // The runner (which hosts student code) only ever sends raw data back: the
 // output of the checked launch and raw timings. It decides nothing.
-// Header-only and free of CUDA so that the judge, the GPU runner and the CPU
-// runner all share it.
+// Free of CUDA (protocol.cpp is linked into the judge, the GPU runner and the
+// CPU runner alike).
 #pragma once
 #include <cstdint>
 #include <string>

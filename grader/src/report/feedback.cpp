@@ -87,20 +87,22 @@ std::string size_text(const TestResult& t) {
   return std::to_string(t.m) + "x" + std::to_string(t.k) + "x" + std::to_string(t.n);
 }
 
-bool is_performance(const TestResult& t) { return t.kind == "performance"; }
+bool is_performance(const TestResult& t) { return t.kind == TestKind::Performance; }
 
 bool unmeasured_on_cpu(const GradeResult& r, const TestResult& t) {
-  return is_performance(t) && !t.timing && r.backend == "cpu";
+  return is_performance(t) && !t.timing && r.backend == BackendKind::Cpu;
 }
+
+std::string backend_name(const GradeResult& r) { return r.backend ? to_string(*r.backend) : ""; }
 
 std::string seed_text(const GradeResult& r) {
   return std::to_string(r.seed) + (r.seed_given ? " (given with --seed)" : " (fresh for this run)");
 }
 
 std::string build_text(const GradeResult& r) {
-  if (r.state == "compile error") return "failed: compile error (see the compiler output)";
+  if (r.state == GradeState::CompileError) return "failed: compile error (see the compiler output)";
   if (r.compile_time > 0) return "ok (" + num(r.compile_time, 1) + " s)";
-  if (r.state == "internal error") return "unknown (the grader stopped with an internal error)";
+  if (r.state == GradeState::InternalError) return "unknown (the grader stopped with an internal error)";
   return "ok";
 }
 
@@ -136,7 +138,7 @@ std::string test_feedback(const GradeResult& r, const TestResult& t) {
   if (t.comparison && t.detail.empty()) append_comparison(*t.comparison, out);
   if (!t.diagnoses.empty()) {
     out += "Likely causes:\n";
-    for (const auto& d : t.diagnoses) out += "  - " + clean_line(d) + "\n";
+    for (const auto& d : t.diagnoses) out += "  - " + clean_line(d.text) + "\n";
   }
   if (t.timing) {
     out += "Timing: " + timing_line(*t.timing) + "\n";

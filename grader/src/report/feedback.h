@@ -27,6 +27,8 @@ bool is_performance(const TestResult& t);
 
 // A performance case that carries no timing because the backend cannot time.
 bool unmeasured_on_cpu(const GradeResult& r, const TestResult& t);
+// "gpu", "cpu", or "" when the grading never chose a backend.
+std::string backend_name(const GradeResult& r);
 
 // "1234 (given with --seed)" or "1234 (fresh for this run)".
 std::string seed_text(const GradeResult& r);

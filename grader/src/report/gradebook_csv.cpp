@@ -29,7 +29,7 @@ std::string gradebook_csv(const std::vector<GradeResult>& results) {
   csv += "\r\n";
   for (const auto& r : results) {
     csv += text_cell(r.student) + "," + number_cell(r.score()) + "," + number_cell(r.max_score()) +
-           "," + text_cell(r.state) + "," +
+           "," + text_cell(to_string(r.state)) + "," +
            (r.leaderboard_gflops ? number_cell(*r.leaderboard_gflops) : std::string());
     for (const auto& c : cols) {
       csv += ",";

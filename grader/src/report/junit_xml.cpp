@@ -29,7 +29,8 @@ std::string property(const char* name, const std::string& value) {
 std::string junit_xml(const GradeResult& r) {
   // A submission that never reached its tests (compile error, rejected, ...)
   // must not look green in CI, so it gets a failing "submission" case.
-  const bool state_case = r.state != "graded";
+  const bool state_case = r.state != GradeState::Graded;
+  const std::string state = to_string(r.state);
   int tests = static_cast<int>(r.tests.size()) + (state_case ? 1 : 0);
   int failures = state_case ? 1 : 0, skipped = 0;
   double time = 0;
@@ -50,8 +51,8 @@ std::string junit_xml(const GradeResult& r) {
   x += "  <testsuite" + attr("name", suite + ": " + r.student) + counts + ">\n";
   x += "    <properties>\n";
   x += property("student", r.student) + property("submission", r.submission) +
-       property("suite", r.suite_path) + property("backend", r.backend) +
-       property("device", r.device) + property("state", r.state) +
+       property("suite", r.suite_path) + property("backend", report::backend_name(r)) +
+       property("device", r.device) + property("state", state) +
        property("seed", report::seed_text(r)) + property("score", report::num(r.score(), 3)) +
        property("max_score", report::num(r.max_score(), 3));
   x += "    </properties>\n";
@@ -59,14 +60,14 @@ std::string junit_xml(const GradeResult& r) {
   if (state_case) {
     x += "    <testcase" + attr("classname", suite + ".submission") + attr("name", "submission") +
          attr("time", seconds(r.compile_time)) + ">\n";
-    x += "      <failure" + attr("message", r.state) + attr("type", r.state) + ">" +
-         report::xml_escape("state: " + r.state + "\nbuild: " + report::build_text(r) + "\n" +
+    x += "      <failure" + attr("message", state) + attr("type", state) + ">" +
+         report::xml_escape("state: " + state + "\nbuild: " + report::build_text(r) + "\n" +
                             report::cap_text(report::clean_text(r.build_log), kStreamCap)) +
          "</failure>\n";
     x += "    </testcase>\n";
   }
   for (const auto& t : r.tests) {
-    const std::string kind = t.kind.empty() ? std::string("test") : t.kind;
+    const std::string kind = to_string(t.kind);
     x += "    <testcase" + attr("classname", suite + "." + kind) + attr("name", t.name) +
          attr("time", seconds(t.seconds)) + ">\n";
     const std::string message = t.verdict.empty() ? report::status_word(t.status) : t.verdict;

@@ -25,16 +25,16 @@ void header(const GradeResult& r, std::string& md) {
   md += row({"", ""}) + "|---|---|\n";
   md += row({"Submission", md_cell(r.submission)});
   md += row({"Suite", md_cell(r.suite_name) + " (" + md_cell(r.suite_path) + ")"});
-  md += row({"Backend", md_cell(r.backend)});
+  md += row({"Backend", md_cell(report::backend_name(r))});
   md += row({"Device", md_cell(r.device)});
   md += row({"Seed", report::seed_text(r)});
   md += row({"Build", md_cell(report::build_text(r))});
-  md += row({"State", md_cell(r.state)});
+  md += row({"State", md_cell(to_string(r.state))});
   md += row({"Score", "**" + num(r.score(), 2) + " / " + num(r.max_score(), 2) + "**"});
   if (r.leaderboard_gflops) md += row({"Best correct GFLOP/s", num(*r.leaderboard_gflops, 1)});
   md += row({"Grading time", num(r.execution_time, 1) + " s"});
   md += "\n";
-  if (r.state == "internal error")
+  if (r.state == GradeState::InternalError)
     md += "> The grader itself failed on this submission; the score is not a verdict on the code.\n\n";
 }
 
@@ -95,7 +95,7 @@ void failure_sections(const GradeResult& r, std::string& md) {
     if (t.comparison) comparison_section(*t.comparison, md);
     if (!t.diagnoses.empty()) {
       md += "Likely causes:\n\n";
-      for (const auto& d : t.diagnoses) md += "- " + md_cell(d) + "\n";
+      for (const auto& d : t.diagnoses) md += "- " + md_cell(d.text) + "\n";
       md += "\n";
     }
     if (!t.detail.empty()) md += "Details from the grader:\n\n" + report::md_fence(t.detail) + "\n";
@@ -110,7 +110,7 @@ void performance_section(const GradeResult& r, std::string& md) {
   }
   if (!any_perf && !any_timed) return;
   md += "## Performance\n\n";
-  if (r.backend == "cpu")
+  if (r.backend == BackendKind::Cpu)
     md += "Performance cases are not measured on the CPU backend: it checks correctness only.\n\n";
   if (!any_timed) return;
   md += "Median of the timed launches; spread is (max - min) / median. Speedup is reference "
@@ -138,7 +138,7 @@ void performance_section(const GradeResult& r, std::string& md) {
 
 void text_sections(const GradeResult& r, std::string& md) {
   if (!r.build_log.empty()) {
-    md += r.state == "compile error" ? "## Compile error\n\n" : "## Compiler output\n\n";
+    md += r.state == GradeState::CompileError ? "## Compile error\n\n" : "## Compiler output\n\n";
     md += report::md_fence(report::cap_text(report::clean_text(r.build_log), kOutputCap)) + "\n";
   }
   if (!r.student_output.empty()) {

@@ -26,10 +26,12 @@ const char* gradescope_visibility(Visibility v) {
 }
 
 // Gradescope sorts by "number": correctness cases first, then performance, then checks.
-int kind_group(const std::string& kind) {
-  if (kind == "correctness") return 1;
-  if (kind == "performance") return 2;
-  if (kind == "check") return 3;
+int kind_group(TestKind kind) {
+  switch (kind) {
+    case TestKind::Correctness: return 1;
+    case TestKind::Performance: return 2;
+    case TestKind::Check: return 3;
+  }
   return 4;
 }
 
@@ -65,13 +67,13 @@ Json timing_json(const Timing& t) {
 
 Json test_extra(const GradeResult& r, const TestResult& t) {
   Json e = {{"name", report::clean_line(t.name)},
-            {"kind", report::clean_line(t.kind)},
+            {"kind", to_string(t.kind)},
             {"status", report::status_word(t.status)},
             {"verdict", report::clean_line(t.verdict)},
             {"m", t.m}, {"k", t.k}, {"n", t.n},
             {"seconds", number_or_word(t.seconds)}};
   Json diagnoses = Json::array();
-  for (const auto& d : t.diagnoses) diagnoses.push_back(report::clean_line(d));
+  for (const auto& d : t.diagnoses) diagnoses.push_back({{"id", d.id}, {"text", report::clean_line(d.text)}});
   e["diagnoses"] = diagnoses;
   if (t.comparison) e["comparison"] = comparison_json(*t.comparison);
   if (report::is_performance(t)) e["measured"] = t.timing.has_value();
@@ -91,17 +93,17 @@ std::string summary_output(const GradeResult& r) {
   std::string s = "SGEMM grader, suite " + clean_line(r.suite_name) + " (" +
                   clean_line(r.suite_path) + ")\n";
   s += "Submission: " + clean_line(r.student) + " (" + clean_line(r.submission) + ")\n";
-  s += "Backend: " + clean_line(r.backend) + ", device: " + clean_line(r.device) + "\n";
+  s += "Backend: " + report::backend_name(r) + ", device: " + clean_line(r.device) + "\n";
   s += "Seed: " + report::seed_text(r) + "\n";
   s += "Build: " + report::build_text(r) + "\n";
-  if (r.state != "graded") s += "State: " + clean_line(r.state) + "\n";
+  if (r.state != GradeState::Graded) s += "State: " + std::string(to_string(r.state)) + "\n";
   s += "Score: " + report::num(r.score(), 2) + " / " + report::num(r.max_score(), 2) + " (" +
        std::to_string(passed) + " of " + std::to_string(r.tests.size()) + " tests passed)\n";
   if (r.leaderboard_gflops)
     s += "Best correct throughput: " + report::num(*r.leaderboard_gflops, 1) + " GFLOP/s\n";
   if (has_unmeasured)
     s += "Performance cases are not measured on the CPU backend: it checks correctness only.\n";
-  if (r.state == "internal error")
+  if (r.state == GradeState::InternalError)
     s += "The grader itself failed; this is not a verdict on your code. Please tell the course staff.\n";
   if (!r.build_log.empty())
     s += "\nCompiler output:\n" + report::cap_text(report::clean_text(r.build_log), kOutputCap);
@@ -120,7 +122,7 @@ std::string results_json(const GradeResult& r) {
   for (const auto& t : r.tests) {
     const int g = kind_group(t.kind);
     const std::string number = std::to_string(g) + "." + std::to_string(++group_count[g]);
-    Json tags = Json::array({report::clean_line(t.kind)});
+    Json tags = Json::array({to_string(t.kind)});
     if (t.visibility == Visibility::Hidden) tags.push_back("hidden");
     tests.push_back({{"name", report::clean_line(t.name)},
                      {"number", number},
@@ -151,9 +153,9 @@ std::string results_json(const GradeResult& r) {
       {"student", report::clean_line(r.student)},
       {"submission", report::clean_line(r.submission)},
       {"suite", {{"name", report::clean_line(r.suite_name)}, {"path", report::clean_line(r.suite_path)}}},
-      {"backend", report::clean_line(r.backend)},
+      {"backend", report::backend_name(r)},
       {"device", report::clean_line(r.device)},
-      {"state", report::clean_line(r.state)},
+      {"state", to_string(r.state)},
       // A string: 64-bit seeds do not survive readers that parse numbers as doubles.
       {"seed", std::to_string(r.seed)},
       {"seed_given", r.seed_given},

@@ -37,7 +37,7 @@ std::string overview(const std::vector<GradeResult>& results) {
   std::map<std::string, int> states;
   std::vector<double> pcts;
   for (const auto& r : results) {
-    ++states[report::clean_line(r.state)];
+    ++states[to_string(r.state)];
     if (r.max_score() > 0) pcts.push_back(percent(r));
   }
   std::string h = "<p>" + std::to_string(results.size()) + " submissions";
@@ -118,21 +118,27 @@ std::string failure_rates(const std::vector<GradeResult>& results) {
 }
 
 std::string diagnoses_table(const std::vector<GradeResult>& results) {
-  std::map<std::string, int> counts;  // submissions showing each diagnosis
+  // Grouped by the diagnosis's stable id: its text holds each case's sizes.
+  std::map<std::string, int> counts;            // submissions showing each diagnosis id
+  std::map<std::string, std::string> example;   // the first text seen for each id
   for (const auto& r : results) {
     std::set<std::string> seen;
     for (const auto& t : r.tests)
-      for (const auto& d : t.diagnoses) seen.insert(report::clean_line(d));
-    for (const auto& d : seen) ++counts[d];
+      for (const auto& d : t.diagnoses) {
+        seen.insert(d.id);
+        example.emplace(d.id, report::clean_line(d.text));
+      }
+    for (const auto& id : seen) ++counts[id];
   }
   if (counts.empty()) return "<p>No diagnoses.</p>\n";
   std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
   std::stable_sort(sorted.begin(), sorted.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
   if (sorted.size() > kTopDiagnoses) sorted.resize(kTopDiagnoses);
-  std::string s = "<table>\n<tr><th>Diagnosis</th><th>Submissions</th></tr>\n";
-  for (const auto& [text, n] : sorted)
-    s += "<tr><td>" + xml_escape(text) + "</td><td class=\"num\">" + std::to_string(n) + "</td></tr>\n";
+  std::string s = "<table>\n<tr><th>Diagnosis</th><th>Submissions</th><th>Example</th></tr>\n";
+  for (const auto& [id, n] : sorted)
+    s += "<tr><td><code>" + xml_escape(id) + "</code></td><td class=\"num\">" + std::to_string(n) + "</td><td>" +
+         xml_escape(example[id]) + "</td></tr>\n";
   return s + "</table>\n";
 }
 
@@ -141,7 +147,7 @@ std::string leaderboard(const std::vector<GradeResult>& results) {
   // that did not grade normally is left out whatever it holds.
   std::vector<const GradeResult*> board;
   for (const auto& r : results)
-    if (r.state == "graded" && r.leaderboard_gflops && std::isfinite(*r.leaderboard_gflops) &&
+    if (r.state == GradeState::Graded && r.leaderboard_gflops && std::isfinite(*r.leaderboard_gflops) &&
         *r.leaderboard_gflops > 0)
       board.push_back(&r);
   if (board.empty()) return "<p>No correct, plausible timing (the CPU backend does not time).</p>\n";
@@ -172,8 +178,8 @@ std::string student_table(const std::vector<GradeResult>& results) {
       if (t.status == Status::Failed) failed += (failed.empty() ? "" : ", ") + report::clean_line(t.name);
     const std::string href = report::url_segment(report_folder(r->student)) + "/report.md";
     s += "<tr><td><a href=\"" + xml_attr(href) + "\">" + xml_escape(r->student) + "</a></td>";
-    s += "<td class=\"" + std::string(r->state == "graded" ? "graded" : "other") + "\">" +
-         xml_escape(r->state) + "</td>";
+    s += "<td class=\"" + std::string(r->state == GradeState::Graded ? "graded" : "other") + "\">" +
+         xml_escape(to_string(r->state)) + "</td>";
     s += "<td class=\"num\">" + num(r->score(), 2) + "</td><td class=\"num\">" +
          num(r->max_score(), 2) + "</td><td class=\"num\">" + num(percent(*r), 1) + "</td>";
     s += "<td class=\"num\">" + (r->leaderboard_gflops ? num(*r->leaderboard_gflops, 1) : "") + "</td>";

@@ -48,7 +48,7 @@ std::string note(const GradeResult& r, const TestResult& t) {
     return s;
   }
   // After a compile error the verdict says why nothing ran; the CPU note would mislead.
-  if (report::unmeasured_on_cpu(r, t) && r.state == "graded") return "not measured on the CPU backend";
+  if (report::unmeasured_on_cpu(r, t) && r.state == GradeState::Graded) return "not measured on the CPU backend";
   if (t.status == Status::Passed) return "";
   return report::clean_line(t.verdict);
 }
@@ -58,10 +58,10 @@ std::string note(const GradeResult& r, const TestResult& t) {
 void print_summary(const GradeResult& r, std::ostream& out, bool color) {
   const std::string bold = color ? "\x1b[1m" : "", reset = color ? "\x1b[0m" : "";
   out << bold << "SGEMM grader: " << report::clean_line(r.student) << reset << " (suite "
-      << report::clean_line(r.suite_name) << ", " << report::clean_line(r.backend) << " backend, "
+      << report::clean_line(r.suite_name) << ", " << report::backend_name(r) << " backend, "
       << report::clean_line(r.device) << ")\n";
-  if (r.state != "graded") {
-    out << (color ? colour(Status::Failed) : "") << "state: " << report::clean_line(r.state)
+  if (r.state != GradeState::Graded) {
+    out << (color ? colour(Status::Failed) : "") << "state: " << to_string(r.state)
         << reset << "\n";
   }
 

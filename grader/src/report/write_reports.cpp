@@ -1,4 +1,4 @@
-// Puts results.json, junit.xml and report.md into one output folder.
+// Puts every file view of a grading (writers.h, kFileViews) into one output folder.
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -13,9 +13,7 @@ void write_reports(const GradeResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
   const std::filesystem::path base(dir);
-  report::write_text_file((base / "results.json").string(), results_json(r));
-  report::write_text_file((base / "junit.xml").string(), junit_xml(r));
-  report::write_text_file((base / "report.md").string(), report_markdown(r));
+  for (const FileView& v : kFileViews) report::write_text_file((base / v.file).string(), v.write(r));
 }
 
 }  // namespace sg

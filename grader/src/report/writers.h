@@ -14,7 +14,19 @@ std::string junit_xml(const GradeResult& r);
 std::string report_markdown(const GradeResult& r);
 void print_summary(const GradeResult& r, std::ostream& out, bool color);
 
-// Writes results.json, junit.xml and report.md into `dir` (created if needed).
+// Every file a grading writes into its output folder, each a view of the
+// same GradeResult. A new format is a new writer above and a line here.
+struct FileView {
+  const char* file;
+  std::string (*write)(const GradeResult&);
+};
+inline const FileView kFileViews[] = {
+    {"results.json", results_json},
+    {"junit.xml", junit_xml},
+    {"report.md", report_markdown},
+};
+
+// Writes every kFileViews file into `dir` (created if needed).
 // Throws std::runtime_error naming the path when it cannot be written.
 void write_reports(const GradeResult& r, const std::string& dir);
 

@@ -1,4 +1,4 @@
-// Build of a submission object and the static checks on it (DESIGN.md, "Static checks").
+// Build of a submission object with nvcc and the static checks on it (grader/ARCHITECTURE.md, "static_checks/").
 #pragma once
 #include <string>
 #include <vector>

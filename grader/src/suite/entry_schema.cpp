@@ -21,10 +21,13 @@ const std::vector<std::string>& visibility_words() {
                                                  to_string(Visibility::Hidden)};
   return words;
 }
+// The words in the enum's own order, so that a choice's index is its value.
 const std::vector<std::string>& check_kind_words() {
-  static const std::vector<std::string> words = {to_string(CheckKind::Symbols),
-                                                 to_string(CheckKind::SharedAndBarrier),
-                                                 to_string(CheckKind::Sanitizer)};
+  static const std::vector<std::string> words = [] {
+    std::vector<std::string> w;
+    for (int v = 0; v <= static_cast<int>(CheckKind::Last); ++v) w.push_back(to_string(static_cast<CheckKind>(v)));
+    return w;
+  }();
   return words;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
 #include "pipeline/case_report.h"
 #include "pipeline/inputs.h"

@@ -1,5 +1,4 @@
-// host_oracle (declared in compare/tolerance.h): C64 = A*B and |A||B| in FP64
-// on the host, for the CPU backend and small cases.
+// host_oracle (see host_oracle.h): C64 = A*B and |A||B| in FP64 on the host.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -9,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "compare/tolerance.h"
+#include "backends/cpu/host_oracle.h"
 
 namespace sg {
 namespace {

@@ -1,0 +1,96 @@
+// What the grading pipeline (pipeline/grade.cpp) asks of a backend: build the
+// submission into a runner, say how runners start, compute the oracle, run
+// the sanitizer check, hold a shared device, time. The pipeline never asks
+// which backend it has; everything that differs between the GPU and the CPU
+// lives behind this interface (backends/gpu/, backends/cpu/), and
+// backends/registry.cpp is where a backend is chosen.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/result.h"
+#include "model/suite.h"
+#include "pipeline/grader_paths.h"
+#include "pipeline/inputs.h"
+#include "pipeline/runner_session.h"
+#include "pipeline/work_dir.h"
+#include "static_checks/static_checks.h"
+
+namespace sg {
+
+struct BackendSetup {
+  const GraderPaths* paths = nullptr;
+  std::string gpu_lock;     // a GPU shared by a batch: flock(2) this file around GPU work
+  std::string device_arch;  // the GPU's architecture when the caller knows it ("sm_90")
+  std::function<void(const std::string&)> log;  // progress lines (may be empty)
+};
+
+// What a build produced.
+struct BuildOutput {
+  bool ok = false;
+  GradeState state = GradeState::CompileError;  // when !ok: CompileError or Rejected
+  std::string why;        // when !ok: the reason every test's verdict gives
+  std::string log;        // compiler and linker output (capped)
+  std::string runner;     // the linked runner binary
+  std::optional<StructureReport> structure;  // how mysgemm uses shared memory and barriers
+  bool symbols_checked = false;  // the symbol policy read an nvcc object of the submission
+  double seconds = 0;
+};
+
+// A hold on a device shared with other gradings, released when destroyed.
+class DeviceHold {
+ public:
+  virtual ~DeviceHold() = default;
+};
+
+// Where the sanitizer check runs: the grading's runner and its settings.
+struct SanitizerContext {
+  std::string runner;        // the runner binary
+  const RunnerConfig* runner_config = nullptr;
+  std::string log_dir;       // captures go under here
+  std::uint64_t seed = 0;    // the grading's seed
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  // The device as reports name it ("NVIDIA H100 80GB HBM3 (sm_90)", "host CPU (correctness only)").
+  virtual std::string device() const = 0;
+
+  // Builds the private copy `kernel` of the submission into a runner under work.sub("build").
+  virtual BuildOutput build(const std::string& kernel, const WorkDir& work) = 0;
+  // How this backend's runners start (argv[0] is `runner`).
+  virtual RunnerConfig runner_config(const std::string& runner, const WorkDir& work) const = 0;
+
+  // Why the case cannot run here (e.g. too big for the device's memory), or "".
+  virtual std::string cannot_run(const Case& c) const = 0;
+  // Wall time one run of the case may take.
+  virtual double case_time_limit(const Case& c) const = 0;
+  // C64 = A*B and |A||B| in FP64, row-major.
+  virtual void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64,
+                      std::vector<double>& abs_ab) = 0;
+  // Can two launches on the same inputs give different bits (a race)? Then a
+  // wrong result is run again to tell a race from a formula bug.
+  virtual bool launches_can_differ() const = 0;
+
+  // The sanitizer check on its case: fills t's status, verdict, detail and
+  // diagnoses (the pipeline scores it). A tool that is absent leaves t
+  // Skipped with max_score 0 and says why.
+  virtual void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) = 0;
+
+  // Empty when performance is measured here, else why not (for the report).
+  virtual std::string why_not_timed() const = 0;
+  // The judge's own roofline: cuBLAS SGEMM on the same inputs, median ms.
+  virtual double roofline_ms(const Case& c, const CaseInputs& in, int samples) = 0;
+
+  // Holds on a device that other gradings share (nullptr when it is not shared).
+  virtual std::unique_ptr<DeviceHold> shared_hold() = 0;
+  virtual std::unique_ptr<DeviceHold> exclusive_hold() = 0;
+};
+
+}  // namespace sg

@@ -1,0 +1,283 @@
+#include "backends/gpu/gpu_backend.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <cstdio>
+#include <future>
+#include <regex>
+#include <stdexcept>
+
+#include "backends/gpu/device_lock.h"
+#include "pipeline/case_report.h"
+#include "pipeline/limits.h"
+#include "pipeline/submission.h"
+#include "process/tool_run.h"
+
+namespace sg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::size_t kLogCap = 64 << 10;
+constexpr double kCompileTimeout = 180;
+constexpr double kLinkTimeout = 120;
+// After a runner fails, the checked launches run on 16 SMs: a fault there
+// stalls the GPU for about 0.12 s instead of 0.72 s (all 132 SMs of an H100,
+// grader/bench/crash_cost.sh), while a correct kernel is only slowed in the
+// checked launch, not in the timed ones.
+constexpr unsigned kPartitionSmsAfterFailure = 16;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string gib(double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
+  // The lines that say what was found, so the feedback is short.
+  static const std::regex interesting(
+      R"((Invalid (__global__|__shared__)[^\n]*|[^\n]*(hazard|Hazard|Race|race)[^\n]*|[^\n]*ERROR SUMMARY[^\n]*|[^\n]*RACECHECK SUMMARY[^\n]*|[^\n]*by thread[^\n]*))");
+  std::string out;
+  int lines = 0;
+  for (std::sregex_iterator it(r.output.begin(), r.output.end(), interesting), end; it != end && lines < 12;
+       ++it, ++lines)
+    out += "  " + it->str() + "\n";
+  if (out.empty()) out = r.output.substr(0, 2000);
+  return tool + ": " + r.exit.describe() + "\n" + out;
+}
+
+class LockHold final : public DeviceHold {
+ public:
+  LockHold(const std::string& path, bool exclusive) : lock_(path, exclusive) {}
+
+ private:
+  DeviceLock lock_;
+};
+
+class GpuBackend final : public Backend {
+ public:
+  GpuBackend(const BackendSetup& s, std::optional<DeviceDescription> known)
+      : setup_(s), paths_(*s.paths), selftest_token_(static_cast<unsigned>(secret_seed() % 100000)) {
+    if (known) {
+      device_ = *known;
+      build_arch_ = device_.arch();
+    } else {
+      build_arch_ = s.device_arch;
+    }
+  }
+
+  BackendKind kind() const override { return BackendKind::Gpu; }
+
+  std::string device() const override {
+    if (device_.present) return device_.name + " (" + device_.arch() + ")";
+    return "a GPU for " + build_arch_ + " (not started: nothing was built)";
+  }
+
+  BuildOutput build(const std::string& kernel, const WorkDir& work) override;
+
+  RunnerConfig runner_config(const std::string& runner, const WorkDir& work) const override {
+    RunnerConfig rc;
+    rc.argv = {runner};
+    rc.env = scrubbed_environment(work.sub("scratch"));
+    rc.scratch_dir = work.sub("scratch");
+    rc.log_dir = work.sub("logs");
+    rc.drop_privileges = true;
+    // CUDA's driver does not work inside a fresh PID namespace (seen on the
+    // H200 machine: cudaMalloc fails); GPU runners rely on the /proc sweep,
+    // the process group and RLIMIT_NPROC instead.
+    rc.pid_namespace = false;
+    rc.partition_sms_after_failure = kPartitionSmsAfterFailure;
+    return rc;
+  }
+
+  std::string cannot_run(const Case& c) const override {
+    const double mk = double(c.m) * c.k, kn = double(c.k) * c.n, mn = double(c.m) * c.n;
+    const double runner_bytes = 4 * (mk + kn + 2 * mn) + 256.0 * (1 << 20);
+    const double oracle_bytes = 8 * 2 * (mk + kn) + 8 * mn;
+    const double need = runner_bytes + oracle_bytes;
+    if (device_.free_bytes == 0 || need <= 0.9 * double(device_.free_bytes)) return "";
+    return "not run: the case needs about " + gib(need) + " of GPU memory and the GPU has " +
+           gib(double(device_.free_bytes)) + " free";
+  }
+
+  double case_time_limit(const Case& c) const override { return sg::case_time_limit(c, BackendKind::Gpu); }
+
+  void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64, std::vector<double>& abs_ab) override {
+    oracle_->oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
+  }
+
+  bool launches_can_differ() const override { return true; }
+
+  void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) override;
+
+  std::string why_not_timed() const override { return ""; }
+
+  double roofline_ms(const Case& c, const CaseInputs& in, int samples) override {
+    return oracle_->time_sgemm(c.m, c.n, c.k, in.a.data(), in.b.data(), samples);
+  }
+
+  std::unique_ptr<DeviceHold> shared_hold() override { return hold(false); }
+  std::unique_ptr<DeviceHold> exclusive_hold() override { return hold(true); }
+
+ private:
+  struct Started {
+    DeviceDescription device;
+    std::unique_ptr<GpuOracle> oracle;
+  };
+  void log(const std::string& line) const {
+    if (setup_.log) setup_.log(line);
+  }
+  std::unique_ptr<DeviceHold> hold(bool exclusive) {
+    if (setup_.gpu_lock.empty()) return nullptr;
+    return std::make_unique<LockHold>(setup_.gpu_lock, exclusive);
+  }
+  // CUDA start-up (the device's description, then the oracle's context) runs
+  // on a second thread beside the compiler.
+  void start() {
+    const std::optional<DeviceDescription> known =
+        device_.present ? std::optional<DeviceDescription>(device_) : std::nullopt;
+    started_ = std::async(std::launch::async, [known] {
+      Started s;
+      s.device = known ? *known : describe_device();
+      if (s.device.present) s.oracle = std::make_unique<GpuOracle>();
+      return s;
+    });
+  }
+  void finish_start() {
+    Started s = started_.get();  // rethrows an internal CUDA error
+    if (!s.device.present) throw UsageError("--backend gpu: no usable GPU (" + s.device.why_not + ")");
+    device_ = s.device;
+    oracle_ = std::move(s.oracle);
+    device_.free_bytes = oracle_->free_device_bytes();
+  }
+
+  BackendSetup setup_;
+  const GraderPaths& paths_;
+  DeviceDescription device_;
+  std::string build_arch_;  // what the submission is compiled for first ("sm_90")
+  std::future<Started> started_;
+  std::unique_ptr<GpuOracle> oracle_;
+  // The runner's --selftest exits with 100 + token % 100 only after its launch completed.
+  unsigned selftest_token_;
+};
+
+BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
+  BuildOutput out;
+  start();
+  Toolchain tc;
+  tc.nvcc = paths_.nvcc;
+  tc.arch = build_arch_;
+  const auto t0 = Clock::now();
+  CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
+  finish_start();
+  if (device_.arch() != tc.arch) {
+    // The caller's --device-arch was not this GPU's: build again for the right one.
+    log("building again for " + device_.arch() + " (not " + tc.arch + ")");
+    tc.arch = device_.arch();
+    cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
+  }
+  out.log = cr.log;
+  if (!cr.ok) {
+    out.seconds = seconds_since(t0);
+    out.why = "the submission did not compile";
+    return out;
+  }
+  SymbolReport sym = check_symbols(tc, cr.object);
+  if (!sym.ok) {
+    out.seconds = seconds_since(t0);
+    std::string why;
+    for (const auto& p : sym.problems) why += (why.empty() ? "" : "; ") + p;
+    out.log += "\nrejected by the static checks:\n";
+    for (const auto& p : sym.problems) out.log += "  " + p + "\n";
+    out.state = GradeState::Rejected;
+    out.why = "rejected: " + why;
+    return out;
+  }
+  out.symbols_checked = true;
+  out.structure = check_structure(cr.ptx);
+  const std::string runner = work.sub("build/runner");
+  const std::string& o = paths_.runner_objects;
+  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/ref_tiled.o", o + "/ref_naive.o",
+                           o + "/protocol.o", cr.object, "-cudart", "static"},
+                          scrubbed_environment(work.sub("build")), work.sub("build"), work.sub("logs/link.txt"),
+                          kLinkTimeout, false, kLogCap);
+  out.seconds = seconds_since(t0);
+  if (!link.ok()) {
+    out.log += "\nlinking the runner failed (" + (link.started ? link.exit.describe() : link.start_error) +
+               "):\n" + link.output;
+    const bool dup = link.output.find("multiple definition") != std::string::npos;
+    out.state = dup ? GradeState::Rejected : GradeState::CompileError;
+    out.why = dup ? "rejected: the submission defines a symbol the grader or the CUDA runtime defines (see the link log)"
+                  : "the runner could not be linked with the submission";
+    return out;
+  }
+  ::chmod(runner.c_str(), 0755);
+  out.ok = true;
+  out.state = GradeState::Graded;
+  out.runner = runner;
+  return out;
+}
+
+void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) {
+  if (paths_.compute_sanitizer.empty()) {
+    mark_not_run(t, "not run: compute-sanitizer is not installed on this machine", Status::Skipped);
+    t.max_score = 0;
+    return;
+  }
+  const std::vector<std::string> tools = {"memcheck", "racecheck"};
+  std::vector<ToolCommand> commands;
+  for (const std::string& tool : tools) {
+    std::vector<std::string> argv = {paths_.compute_sanitizer, "--tool", tool, "--error-exitcode", "10",
+                                     "--print-limit", "20"};
+    if (tool == "memcheck") {
+      argv.push_back("--check-device-heap");
+      argv.push_back("yes");
+    }
+    for (const std::string& a : {ctx.runner, std::string("--selftest"), std::to_string(c.m), std::to_string(c.k),
+                                 std::to_string(c.n), std::to_string(ctx.seed % 1000000),
+                                 std::to_string(selftest_token_)})
+      argv.push_back(a);
+    commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tool + ".txt", c.timeout_s});
+  }
+  // Both tools at once, under one hold: most of a tool's time is its own
+  // start-up on the CPU, which the two then overlap.
+  log("sanitizer memcheck and racecheck");
+  std::vector<ToolRun> runs;
+  {
+    const auto held = shared_hold();
+    const std::string& scratch = ctx.runner_config->scratch_dir;
+    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false);
+  }
+  const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    const std::string& tool = tools[i];
+    const ToolRun& run = runs[i];
+    const bool clean = run.started && run.exit.exited && run.exit.code == expected_code;
+    if (i == 0) {
+      t.status = clean ? Status::Passed : Status::Failed;
+      t.verdict = clean ? "compute-sanitizer memcheck and racecheck found no errors" : "";
+    }
+    if (clean) continue;
+    if (t.status == Status::Passed) t.verdict.clear();  // the first tool's "no errors" no longer holds
+    t.status = Status::Failed;
+    const std::string what = !run.started ? "could not start: " + run.start_error
+                             : run.exit.timed_out ? "timed out"
+                             : (run.exit.exited && run.exit.code == 10) ? "found errors"
+                             : (run.exit.exited && run.exit.code == 0)
+                                 ? "the program ended before its launch completed (exit with status 0)"
+                                 : "the program failed (" + run.exit.describe() + ")";
+    t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + what;
+    t.detail += sanitizer_summary(tool, run);
+    t.diagnoses.push_back(tool == "racecheck" ? kRaceHint : kOutOfBoundsHint);
+  }
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_gpu_backend(const BackendSetup& setup, std::optional<DeviceDescription> known) {
+  return std::make_unique<GpuBackend>(setup, std::move(known));
+}
+
+}  // namespace sg

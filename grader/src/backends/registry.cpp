@@ -1,0 +1,33 @@
+#include "backends/registry.h"
+
+#include "backends/cpu/cpu_backend.h"
+#include "backends/gpu/gpu_backend.h"
+#include "pipeline/submission.h"
+
+namespace sg {
+
+std::unique_ptr<Backend> make_backend(const std::string& requested, const BackendSetup& setup) {
+  std::optional<BackendKind> kind = parse_backend(requested);
+  if (!kind && requested != "auto") throw UsageError("--backend: expected gpu, cpu or auto, got " + requested);
+  std::optional<DeviceDescription> device;
+  if (!setup.device_arch.empty() && kind != BackendKind::Cpu) {
+    // The caller knows the GPU (grade batch): it is described while the
+    // submission compiles for the architecture given.
+    kind = BackendKind::Gpu;
+  } else if (kind != BackendKind::Cpu) {
+    device = describe_device();
+    if (!kind) kind = device->present ? BackendKind::Gpu : BackendKind::Cpu;
+    if (kind == BackendKind::Gpu && !device->present)
+      throw UsageError("--backend gpu: no usable GPU (" + device->why_not + ")");
+  }
+  switch (*kind) {
+    case BackendKind::Gpu:
+      if (setup.paths->nvcc.empty()) throw UsageError("--backend gpu: nvcc not found (PATH, /usr/local/cuda/bin)");
+      return make_gpu_backend(setup, device);
+    case BackendKind::Cpu:
+      return make_cpu_backend(setup);
+  }
+  throw UsageError("no backend " + requested);
+}
+
+}  // namespace sg

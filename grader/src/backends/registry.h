@@ -1,0 +1,17 @@
+// The one place a backend is chosen and made. A new backend is a folder under
+// backends/ with its make_*_backend, its name in model/ (BackendKind), and
+// one line here.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+
+namespace sg {
+
+// `requested` is "auto", "gpu" or "cpu" (--backend). "auto" takes the GPU
+// when one is usable, else the CPU. Throws UsageError when the backend asked
+// for cannot be used here.
+std::unique_ptr<Backend> make_backend(const std::string& requested, const BackendSetup& setup);
+
+}  // namespace sg

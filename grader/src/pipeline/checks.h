@@ -1,0 +1,30 @@
+// The suite's whole-submission checks, graded in one place: one switch over
+// CheckKind with no default (built with -Werror=switch), so that a kind the
+// schema accepts and nobody grades does not compile.
+#pragma once
+
+#include "backends/backend.h"
+#include "model/result.h"
+#include "model/suite.h"
+
+namespace sg {
+
+// When in the pipeline a check's evidence exists.
+enum class CheckStage {
+  AfterBuild,   // the build and the static checks
+  BeforeCases,  // tools that run the submission on their own (the sanitizer)
+  AfterCases    // what needs the correctness cases' results
+};
+
+struct CheckContext {
+  Backend* backend = nullptr;
+  const BuildOutput* build = nullptr;
+  SanitizerContext sanitizer;
+  bool any_case_correct = false;  // known at AfterCases
+};
+
+// Grades the part of check `c` that belongs to `stage` into t (status,
+// verdict, detail, diagnoses, score).
+void run_check(const Check& c, CheckStage stage, const CheckContext& ctx, TestResult& t);
+
+}  // namespace sg

@@ -1,0 +1,19 @@
+// Where the grader's own pieces are, all found from the grade binary's folder.
+#pragma once
+#include <string>
+
+namespace sg {
+
+struct GraderPaths {
+  std::string home;               // the build folder holding `grade`
+  std::string source_root;        // the kit's root (testcases/, reference/)
+  std::string nvcc;               // empty when absent
+  std::string compute_sanitizer;  // empty when absent
+  std::string runner_objects;     // folder with runner_main.o, ref_tiled.o, ref_naive.o, protocol.o
+  std::string cpu_include;        // the CUDA-on-CPU layer's headers
+  std::string cpu_library;        // libcudacpu.a
+  std::string cpu_runner_object;  // cpu_runner.o
+  static GraderPaths discover();
+};
+
+}  // namespace sg

@@ -1,0 +1,25 @@
+// The private work folder of one grading: build/ (the submission's copy and
+// what is built from it), logs/ (the judge's own captures) and scratch/ (the
+// runner's only writable place). Removed afterwards unless kept for debugging.
+#pragma once
+#include <string>
+
+namespace sg {
+
+class WorkDir {
+ public:
+  // Under `root`, or TMPDIR, or /tmp. Throws std::runtime_error when it cannot be made.
+  WorkDir(const std::string& root, bool keep);
+  ~WorkDir();
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string sub(const std::string& s) const { return path_ + "/" + s; }
+
+ private:
+  std::string path_;
+  bool keep_;
+};
+
+}  // namespace sg
