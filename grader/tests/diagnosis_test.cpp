@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,13 +33,19 @@ std::vector<std::string> case_texts(const CaseEvidence& e) { return texts_of(dia
 std::vector<std::string> across_texts(const std::vector<SizeOutcome>& o) { return texts_of(diagnose_across(o)); }
 
 struct Bugs {
-  bool grid_floor = false;      // gridDim = m/16 x n/16
+  int tile = 16;                // TILE_SIZE of the emulated kernel
+  bool grid_floor = false;      // gridDim = m/T x n/T
   bool grid_swapped = false;    // gridDim.x from m, gridDim.y from n
   bool same_block_index = false;  // row and column both from blockIdx.x
-  bool phases_floor = false;    // k/16 phases: the partial K tile is skipped
+  bool phases_floor = false;    // k/T phases: the partial K tile is skipped
+  bool phases_from_n = false;   // (n + T - 1)/T phases
   bool no_load_guard = false;   // tiles loaded without bounds checks or zero fill
+  float pad = 0.0f;             // what a guarded load puts past the edge
   bool no_store_guard = false;  // C stored without the row/col check
+  bool row_guard_n = false;     // the store's guard compares the row with n
   bool b_stride_k = false;      // B indexed with k where n belongs
+  bool c_stride_k = false;      // C indexed with k where n belongs
+  bool one_row_block = false;   // blockDim.y = 1: only threadIdx.y == 0 exists
   bool tf32 = false;            // inputs rounded to 10 mantissa bits before multiplying
 };
 
@@ -47,43 +55,56 @@ float to_tf32(float x) {
   return std::ldexp(std::round(std::ldexp(f, 11)) / 2048.0f, e);
 }
 
+// The bits the runners fill C with before a launch.
+float poison() {
+  float f;
+  const std::uint32_t bits = kPoisonBits;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 // Runs the tiled algorithm block by block on the CPU. Reads past the end of A
 // or B and writes past the end of C land in padding, as on a GPU where they
 // would usually hit other allocations.
 std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
                            const std::vector<float>& b_in, const Bugs& bug) {
+  const int T = bug.tile;
   const std::size_t pad = 64 * 1024;
   std::vector<float> a(a_in), b(b_in);
   a.resize(a.size() + pad, 0.5f);
   b.resize(b.size() + pad, 0.5f);
-  std::vector<float> c(std::size_t(m) * n + pad, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> c(std::size_t(m) * n + pad, poison());
   const int gx = bug.grid_floor ? n / T : bug.grid_swapped ? (m + T - 1) / T : (n + T - 1) / T;
   const int gy = bug.grid_floor ? m / T : bug.grid_swapped ? (n + T - 1) / T : (m + T - 1) / T;
-  const int phases = bug.phases_floor ? k / T : (k + T - 1) / T;
+  const int phases = bug.phases_floor ? k / T : bug.phases_from_n ? (n + T - 1) / T : (k + T - 1) / T;
   const int ldb = bug.b_stride_k ? k : n;
+  const int ldc = bug.c_stride_k ? k : n;
+  const int rows_in_block = bug.one_row_block ? 1 : T;
   auto mul = [&](float x, float y) { return bug.tf32 ? to_tf32(x) * to_tf32(y) : x * y; };
   for (int by = 0; by < gy; ++by)
     for (int bx = 0; bx < gx; ++bx) {
       const int row0 = (bug.same_block_index ? bx : by) * T, col0 = bx * T;
-      float sum[T][T] = {};
+      float sum[32][32] = {};
       for (int ph = 0; ph < phases; ++ph) {
-        float as[T][T], bs[T][T];
-        for (int ty = 0; ty < T; ++ty)
+        float as[32][32], bs[32][32];
+        for (auto& r : as) std::fill(std::begin(r), std::end(r), 0.5f);  // never loaded: garbage
+        for (auto& r : bs) std::fill(std::begin(r), std::end(r), 0.5f);
+        for (int ty = 0; ty < rows_in_block; ++ty)
           for (int tx = 0; tx < T; ++tx) {
             const long ar = row0 + ty, ac = ph * T + tx, br = ph * T + ty, bc = col0 + tx;
             const bool a_in_range = ar < m && ac < k, b_in_range = br < k && bc < n;
-            as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * k + ac, a.size() - 1)] : 0.0f;
-            bs[ty][tx] = (b_in_range || bug.no_load_guard) ? b[std::min<std::size_t>(br * ldb + bc, b.size() - 1)] : 0.0f;
+            as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * k + ac, a.size() - 1)] : bug.pad;
+            bs[ty][tx] = (b_in_range || bug.no_load_guard) ? b[std::min<std::size_t>(br * ldb + bc, b.size() - 1)] : bug.pad;
           }
-        for (int ty = 0; ty < T; ++ty)
+        for (int ty = 0; ty < rows_in_block; ++ty)
           for (int tx = 0; tx < T; ++tx)
             for (int t = 0; t < T; ++t) sum[ty][tx] = std::fma(1.0f, mul(as[ty][t], bs[t][tx]), sum[ty][tx]);
       }
-      for (int ty = 0; ty < T; ++ty)
+      for (int ty = 0; ty < rows_in_block; ++ty)
         for (int tx = 0; tx < T; ++tx) {
           const long r = row0 + ty, col = col0 + tx;
-          if ((r < m && col < n) || bug.no_store_guard)
-            c[std::min<std::size_t>(r * n + col, c.size() - 1)] = sum[ty][tx];
+          const bool in = (bug.row_guard_n ? r < n : r < m) && col < n;
+          if (in || bug.no_store_guard) c[std::min<std::size_t>(r * ldc + col, c.size() - 1)] = sum[ty][tx];
         }
     }
   c.resize(std::size_t(m) * n);
@@ -92,31 +113,47 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
 
 struct Emulated {
   CaseEvidence evidence;
-  std::vector<std::string> diagnoses;
+  std::vector<std::string> diagnoses;  // from the error pattern alone
+  // The case's data, and what diagnose_case says when it may test hypotheses on it.
+  std::vector<float> a, b, c;
+  std::vector<double> c64, abs_ab;
+  CaseData data;
+  std::vector<Diagnosis> tested;
 };
 
-Emulated run_case(int m, int k, int n, const Bugs& bug, std::uint64_t seed = 1) {
+// Returned by pointer: `data` points into the object's own vectors.
+std::unique_ptr<Emulated> run_case_with_data(int m, int k, int n, const Bugs& bug, std::uint64_t seed = 1) {
+  auto r = std::make_unique<Emulated>();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> a(std::size_t(m) * k), b(std::size_t(k) * n);
-  for (float& x : a) x = u(rng);
-  for (float& x : b) x = u(rng);
-  std::vector<double> c64, abs_ab;
-  host_oracle(m, n, k, a.data(), b.data(), c64, abs_ab);
-  const std::vector<float> c = emulate(m, k, n, a, b, bug);
+  r->a.resize(std::size_t(m) * k);
+  r->b.resize(std::size_t(k) * n);
+  for (float& x : r->a) x = u(rng);
+  for (float& x : r->b) x = u(rng);
+  host_oracle(m, n, k, r->a.data(), r->b.data(), r->c64, r->abs_ab);
+  r->c = emulate(m, k, n, r->a, r->b, bug);
   CompareInput in;
   in.m = m;
   in.n = n;
   in.k = k;
-  in.c = c.data();
-  in.c64 = c64.data();
-  in.abs_ab = abs_ab.data();
-  Emulated r;
-  r.evidence.m = m;
-  r.evidence.k = k;
-  r.evidence.n = n;
-  r.evidence.first = compare(in);
-  r.diagnoses = case_texts(r.evidence);
+  in.c = r->c.data();
+  in.c64 = r->c64.data();
+  in.abs_ab = r->abs_ab.data();
+  r->evidence.m = m;
+  r->evidence.k = k;
+  r->evidence.n = n;
+  r->evidence.first = compare(in);
+  r->diagnoses = case_texts(r->evidence);
+  r->data = CaseData{m, k, n, r->a.data(), r->b.data(), r->c.data(), r->c64.data(), r->abs_ab.data(), 2.0};
+  CaseEvidence with_data = r->evidence;
+  with_data.data = &r->data;
+  r->tested = diagnose_case(with_data);
+  return r;
+}
+
+Emulated run_case(int m, int k, int n, const Bugs& bug, std::uint64_t seed = 1) {
+  Emulated r = *run_case_with_data(m, k, n, bug, seed);
+  r.data = CaseData{};  // its pointers were into the copied-from object
   return r;
 }
 
@@ -146,6 +183,7 @@ TEST(DiagnosisTest, FlooredGridLeavesEdgeTilesUnwritten) {
   const Emulated r = run_case(40, 50, 36, bug);
   ASSERT_GT(r.evidence.first.wrong, 0);
   EXPECT_EQ(r.evidence.first.non_finite, r.evidence.first.wrong);
+  EXPECT_EQ(r.evidence.first.unwritten, r.evidence.first.wrong);
   EXPECT_EQ(r.evidence.first.tile_map, (std::vector<std::string>{"..#", "..#", "###"}));
   ASSERT_FALSE(r.diagnoses.empty());
   EXPECT_NE(r.diagnoses[0].find("never written"), std::string::npos) << joined(r.diagnoses);
@@ -217,7 +255,7 @@ TEST(DiagnosisTest, SameBlockIndexForRowsAndColumnsGivesWholeTiles) {
   ASSERT_GT(r.evidence.first.wrong, 0);
   EXPECT_EQ(r.evidence.first.tile_map[0], ".###");
   ASSERT_FALSE(r.diagnoses.empty());
-  EXPECT_NE(r.diagnoses[0].find("whole 16x16 tiles"), std::string::npos) << joined(r.diagnoses);
+  EXPECT_NE(r.diagnoses[0].find("whole tiles"), std::string::npos) << joined(r.diagnoses);
 }
 
 TEST(DiagnosisTest, SkippedPartialKTileWithKBelowTileGivesZeros) {
@@ -273,7 +311,7 @@ TEST(DiagnosisTest, DifferentRunsMeanARace) {
 TEST(DiagnosisTest, AllNanMeansNothingWasWritten) {
   const int m = 33, n = 17;
   std::vector<double> c64(m * n, 1.0), abs_ab(m * n, 1.0);
-  std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> c(m * n, poison());
   CompareInput in;
   in.m = m; in.n = n; in.k = 5;
   in.c = c.data(); in.c64 = c64.data(); in.abs_ab = abs_ab.data();
@@ -289,6 +327,116 @@ TEST(DiagnosisTest, AllNanMeansNothingWasWritten) {
   e.first = compare(in);
   d = case_texts(e);
   EXPECT_TRUE(any_contains(d, "most of C was never written")) << joined(d);
+}
+
+TEST(DiagnosisTest, ComputedNanIsNotCalledUnwritten) {
+  // Every element written, but as NaN (e.g. from garbage read out of bounds):
+  // the poison test tells this from a kernel that wrote nothing.
+  const int m = 33, n = 17;
+  std::vector<double> c64(m * n, 1.0), abs_ab(m * n, 1.0);
+  std::vector<float> c(m * n, std::numeric_limits<float>::quiet_NaN());
+  CompareInput in;
+  in.m = m; in.n = n; in.k = 5;
+  in.c = c.data(); in.c64 = c64.data(); in.abs_ab = abs_ab.data();
+  CaseEvidence e;
+  e.m = m; e.k = 5; e.n = n;
+  e.first = compare(in);
+  EXPECT_EQ(e.first.unwritten, 0);
+  const auto d = diagnose_case(e);
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].id, "nonfinite.computed") << d[0].text;
+  EXPECT_EQ(d[0].text.find("never written"), std::string::npos) << d[0].text;
+}
+
+// ---- hypotheses tested against the output -----------------------------------
+
+TEST(DiagnosisHypotheses, LeadingDimensionKForBAndCIsNamedOnce) {
+  Bugs bug;
+  bug.b_stride_k = bug.c_stride_k = true;  // the k_as_leading_dim sample
+  // k < n: B read with rows of k stays inside B, so the hypothesis can be
+  // tested (with k > n it would read past B, which nothing can predict).
+  const auto r = run_case_with_data(45, 29, 37, bug);
+  ASSERT_GT(r->evidence.first.wrong, 0);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "ld.b_and_c_use_k") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("k = 29"), std::string::npos) << r->tested[0].text;
+  EXPECT_TRUE(is_confirmed_hypothesis(r->tested[0]));
+}
+
+TEST(DiagnosisHypotheses, OnlyBWithStrideKIsToldApartFromBAndC) {
+  Bugs bug;
+  bug.b_stride_k = true;
+  const auto r = run_case_with_data(40, 30, 50, bug);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "ld.b_uses_k") << r->tested[0].text;
+}
+
+TEST(DiagnosisHypotheses, PhaseCountFromNInsteadOfK) {
+  Bugs bug;
+  bug.phases_from_n = true;
+  const auto r = run_case_with_data(40, 100, 20, bug);  // (n + 15) / 16 = 2 tiles of k = 100's 7
+  ASSERT_GT(r->evidence.first.wrong, 0);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "phases.from_n") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("first 32 of the k = 100"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("from n"), std::string::npos) << r->tested[0].text;
+}
+
+TEST(DiagnosisHypotheses, PaddingWithOneInsteadOfZero) {
+  Bugs bug;
+  bug.pad = 1.0f;
+  const auto r = run_case_with_data(40, 50, 36, bug);  // 64 - 50 = 14 extra terms of 1 * 1
+  ASSERT_GT(r->evidence.first.wrong, 0);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "padding.nonzero") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("padded with 1 instead of 0"), std::string::npos) << r->tested[0].text;
+}
+
+TEST(DiagnosisHypotheses, SwappedGridIsToldApartFromAGuardAgainstN) {
+  Bugs swapped;
+  swapped.grid_swapped = true;
+  const auto s = run_case_with_data(100, 32, 40, swapped);
+  ASSERT_FALSE(s->tested.empty()) << joined(s->diagnoses);
+  EXPECT_EQ(s->tested[0].id, "grid.swapped_xy") << s->tested[0].text;
+
+  // The grid is right, but the store's guard compares the row with n: the
+  // same "top-left square right" look, another bug.
+  Bugs guard;
+  guard.row_guard_n = true;
+  const auto g = run_case_with_data(100, 32, 40, guard);
+  ASSERT_FALSE(g->tested.empty()) << joined(g->diagnoses);
+  EXPECT_EQ(g->tested[0].id, "guard.row_vs_n") << g->tested[0].text;
+  EXPECT_NE(g->tested[0].text.find("rows 40 to 99"), std::string::npos) << g->tested[0].text;
+}
+
+TEST(DiagnosisHypotheses, BlockOfOneRowIsNamedByItsShape) {
+  Bugs bug;
+  bug.one_row_block = true;
+  const auto r = run_case_with_data(64, 32, 48, bug);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "block.one_row") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("blockDim.y = 1"), std::string::npos);
+}
+
+TEST(DiagnosisHypotheses, TheStudentsTileSizeIsUsedInTheHint) {
+  Bugs bug;
+  bug.tile = 8;
+  bug.phases_floor = true;
+  // 60 / 8 = 7 tiles cover 56 terms: no 16-wide count gives 56 for this shape.
+  const auto r = run_case_with_data(40, 60, 36, bug);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "phases.floor") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("k / 8 = 7"), std::string::npos) << r->tested[0].text;
+  EXPECT_EQ(r->tested[0].text.find("16"), std::string::npos) << r->tested[0].text;
+}
+
+TEST(DiagnosisHypotheses, NothingIsClaimedForACorrectKernelOrAnUnrelatedBug) {
+  const auto ok = run_case_with_data(45, 37, 29, Bugs{});
+  EXPECT_TRUE(ok->tested.empty());
+  Bugs race_like;
+  race_like.tf32 = true;  // reduced precision: no bug hypothesis reproduces it
+  const auto p = run_case_with_data(64, 64, 64, race_like);
+  for (const auto& d : p->tested) EXPECT_FALSE(is_confirmed_hypothesis(d)) << d.id << ": " << d.text;
 }
 
 TEST(DiagnosisTest, PassingCaseHasNoDiagnosis) {
@@ -372,6 +520,14 @@ TEST(DiagnosisTest, AcrossCasesStaysQuietWithoutAPattern) {
                   [](int m, int k, int n) { return m == 555 && k == 333 && n == 777; }))
                   .empty());
   EXPECT_TRUE(across_texts({}).empty());
+}
+
+TEST(DiagnosisTest, TiedSizeRulesBecomeOneDiagnosisNotThreeContradictingOnes) {
+  // Fails where m, k and n are not all equal: on the default suite k != n,
+  // m != k and m != n pick out the same cases.
+  const auto d = diagnose_across(default_suite_outcomes([](int m, int k, int n) { return !(m == k && k == n); }));
+  ASSERT_EQ(d.size(), 1u) << d.size();
+  EXPECT_EQ(d[0].id, "across.ambiguous") << d[0].text;
 }
 
 }  // namespace

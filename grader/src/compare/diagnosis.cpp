@@ -92,10 +92,11 @@ Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
     where += std::string(where.empty() ? "" : " and ") + "the last column of tiles (columns " +
              range_text(v.cols.begin(last_c), e.n) + ", n = " + std::to_string(e.n) + ")";
   const bool both = m_ragged && rows_hit && n_ragged && cols_hit;
-  if (e.first.non_finite == e.first.wrong)
+  if (e.first.unwritten == e.first.wrong)
     return {"boundary.edge_unwritten", "only " + where + (both ? " were" : " was") +
            " never written (still NaN): the grid is rounded down — use "
-           "(n + 15) / 16 blocks in x and (m + 15) / 16 in y — or the store's bounds check "
+           "(n + TILE_SIZE - 1) / TILE_SIZE blocks in x and (m + TILE_SIZE - 1) / TILE_SIZE in y — or the store's "
+           "bounds check "
            "skips valid elements (store when row < m && col < n)"};
   return {"boundary.edge_wrong",
           "only " + where + (both ? " are" : " is") + " wrong, where the tile sticks out of the matrix: guard the edges "
@@ -109,7 +110,7 @@ Diagnosis wrapped_store_diagnosis(const CaseEvidence& e, const MapView& v) {
   if (e.n % kTile == 0 || e.m < 2 || v.cols.cells < 2) return {};
   if (!v.all_wrong_cells([](int, int c) { return c == 0; })) return {};
   return {"store.wraps_past_n", "only the first column of tiles is wrong and n = " + std::to_string(e.n) +
-                                    " is not a multiple of 16: threads past column n store into the next row "
+                                    " is not a multiple of the tile: threads past column n store into the next row "
                                     "(C[row*n + col] with col >= n) — store only when col < n"};
 }
 
@@ -127,8 +128,9 @@ Diagnosis swapped_grid_diagnosis(const CaseEvidence& e, const MapView& v) {
   // Most of the region beyond the square must be wrong, not just an edge.
   if (outside_wrong * 2 < outside_cells || outside_wrong < 2) return {};
   return {"grid.swapped_xy", "only the top-left " + std::to_string(s) + " x " + std::to_string(s) +
-                                 " square of C is right: the grid's x and y look swapped — x must cover the n "
-                                 "columns (gridDim.x = (n + 15) / 16, col from blockIdx.x) and y the m rows"};
+                                 " square of C is right: the grid's x and y may be swapped — x must cover the n "
+                                 "columns (gridDim.x = (n + TILE_SIZE - 1) / TILE_SIZE, col from blockIdx.x) and y "
+                                 "the m rows — or a bounds check compares with the wrong size"};
 }
 
 // Every element of each marked tile is wrong, other tiles are right.
@@ -144,14 +146,14 @@ Diagnosis whole_tile_diagnosis(const CaseEvidence& e, const MapView& v) {
       }
   if (marked == 0 || marked == v.rows.cells * v.cols.cells || in_marked != e.first.wrong)
     return {};
-  if (e.first.non_finite == e.first.wrong)
+  if (e.first.unwritten == e.first.wrong)
     return {"tiles.whole_unwritten",
-            "whole 16x16 tiles of C were never written (NaN) while others are right: each "
+            "whole tiles of C were never written (NaN) while others are right: each "
             "block must compute its own tile (row from blockIdx.y, col from blockIdx.x) and the "
             "grid must cover all of C"};
   return {"tiles.whole_wrong",
-          "whole 16x16 tiles are wrong while others are right: check how blockIdx and threadIdx "
-          "map to the tile (row = blockIdx.y*16 + threadIdx.y, col = blockIdx.x*16 + "
+          "whole tiles are wrong while others are right: check how blockIdx and threadIdx "
+          "map to the tile (row = blockIdx.y*TILE_SIZE + threadIdx.y, col = blockIdx.x*TILE_SIZE + "
           "threadIdx.x) and the tile offsets used in the K loop"};
 }
 
@@ -191,11 +193,27 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
                    "before the next iteration overwrites them"});
   if (c.wrong == 0 || c.checked == 0) return out;
 
-  if (c.non_finite == c.checked) {
+  if (c.unwritten == c.checked) {
     out.push_back({"unwritten.all",
                    "no element of C was written (all still hold the NaN poison): check that "
                    "basicSgemm launches mysgemm with a non-empty grid and that the kernel "
                    "stores its sum to C"});
+    return out;
+  }
+  if (e.data) {
+    // A bug whose prediction reproduces this output explains it better than
+    // any reading of the pattern alone.
+    const std::vector<Diagnosis> found = matching_hypotheses(*e.data);
+    if (!found.empty()) {
+      out.insert(out.end(), found.begin(), found.end());
+      return out;
+    }
+  }
+  if (c.non_finite == c.checked && c.unwritten == 0) {
+    out.push_back({"nonfinite.computed",
+                   "every element of C was written, but with NaN or Inf: the sums picked up non-finite values — "
+                   "typically read from outside A or B (a load without a bounds check) or from shared memory "
+                   "that was never loaded"});
     return out;
   }
   bool all_zero = !c.first_wrong.empty();
@@ -203,7 +221,7 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
   if (all_zero && c.non_finite == 0 && c.wrong * 10 >= c.checked * 9)
     out.push_back({"zeros.no_accumulation",
                    "C holds zeros: the kernel stores without accumulating anything — check "
-                   "that the loop over K tiles runs (k + 15) / 16 times and the inner product "
+                   "that the loop over K tiles runs (k + TILE_SIZE - 1) / TILE_SIZE times and the inner product "
                    "adds into the sum"});
 
   const MapView v = view_of(e);
@@ -222,13 +240,19 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
   if (!precision.id.empty() && !differs) out.push_back(precision);
 
   if (c.non_finite > 0 && !explained_nan) {
-    if (c.non_finite * 10 >= c.checked * 9)
-      out.push_back({"unwritten.most", "most of C was never written (still the NaN poison): the grid covers too "
-                                       "little of C — gridDim.x = (n + 15) / 16, gridDim.y = (m + 15) / 16"});
-    else
-      out.push_back({"nonfinite.some", std::to_string(c.non_finite) + " elements of C are NaN or Inf: they were "
-                                       "never written (the grid or a bounds check skips them) or were computed "
-                                       "from data outside A or B"});
+    const std::int64_t computed = c.non_finite - c.unwritten;
+    if (c.unwritten * 10 >= c.checked * 9)
+      out.push_back({"unwritten.most", "most of C was never written (still the NaN poison): the grid, or the "
+                                       "block shape, covers too little of C — gridDim.x = (n + TILE_SIZE - 1) / "
+                                       "TILE_SIZE, gridDim.y = (m + TILE_SIZE - 1) / TILE_SIZE, blockDim TILE_SIZE x "
+                                       "TILE_SIZE"});
+    else if (c.unwritten > 0)
+      out.push_back({"unwritten.some", std::to_string(c.unwritten) + " elements of C were never written (still the "
+                                       "poison): the grid or a bounds check skips them"});
+    if (computed > 0 && c.unwritten * 10 < c.checked * 9)
+      out.push_back({"nonfinite.some", std::to_string(computed) + " elements of C were written as NaN or Inf: "
+                                       "they were computed from data outside A or B or from shared memory never "
+                                       "loaded"});
   }
   return out;
 }
@@ -237,25 +261,24 @@ std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes)
   struct Rule {
     bool (*holds)(const SizeOutcome&);
     const char* id;
-    const char* text;
+    const char* condition;  // "k is not a multiple of 16"
+    const char* cause;      // what that points to, and the fix
   };
   const Rule rules[] = {
-      {[](const SizeOutcome& o) { return o.k % kTile != 0; }, "across.k_tail",
-       "fails only when k is not a multiple of 16: the last, partial K tile is mishandled — "
-       "loop over (k + 15) / 16 tiles and load 0 into shared memory past column k of A and "
-       "row k of B"},
-      {[](const SizeOutcome& o) { return o.k != o.n; }, "across.leading_dim_b",
-       "fails only when k != n: a leading dimension is wrong — rows of B and C are n long "
-       "(B[t*n + col], C[row*n + col]); k is used where n belongs"},
-      {[](const SizeOutcome& o) { return o.m != o.k; }, "across.leading_dim_a",
-       "fails only when m != k: a leading dimension is wrong — rows of A are k long "
-       "(A[row*k + t]); m is used where k belongs"},
-      {[](const SizeOutcome& o) { return o.m != o.n; }, "across.grid_swapped",
-       "fails only when m != n: the grid's x and y look swapped — x must cover the n columns "
-       "and y the m rows"},
+      {[](const SizeOutcome& o) { return o.k % kTile != 0; }, "across.k_tail", "k is not a multiple of 16",
+       "the last, partial K tile is mishandled — loop over (k + TILE_SIZE - 1) / TILE_SIZE tiles and load 0 into "
+       "shared memory past column k of A and row k of B"},
+      {[](const SizeOutcome& o) { return o.k != o.n; }, "across.leading_dim_b", "k != n",
+       "a leading dimension is wrong — rows of B and C are n long (B[t*n + col], C[row*n + col]); k is used where n "
+       "belongs"},
+      {[](const SizeOutcome& o) { return o.m != o.k; }, "across.leading_dim_a", "m != k",
+       "a leading dimension is wrong — rows of A are k long (A[row*k + t]); m is used where k belongs"},
+      {[](const SizeOutcome& o) { return o.m != o.n; }, "across.grid_swapped", "m != n",
+       "the grid's x and y look swapped — x must cover the n columns and y the m rows"},
       {[](const SizeOutcome& o) { return o.m % kTile != 0 || o.n % kTile != 0; }, "across.ragged_mn",
-       "fails only when m or n is not a multiple of 16: the grid is rounded down (use "
-       "(n + 15) / 16 by (m + 15) / 16 blocks) or bounds checks on rows/columns are missing"},
+       "m or n is not a multiple of 16",
+       "the grid is rounded down (use (n + TILE_SIZE - 1) / TILE_SIZE by (m + TILE_SIZE - 1) / TILE_SIZE blocks) or "
+       "bounds checks on rows/columns are missing"},
   };
 
   std::int64_t failing = 0;
@@ -264,7 +287,7 @@ std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes)
 
   // A rule qualifies when every failing case has the property, some passing
   // case lacks it, and few passing cases have it (counter-examples). Only
-  // the rules with the fewest counter-examples are reported.
+  // the rules with the fewest counter-examples count.
   std::vector<std::pair<std::int64_t, const Rule*>> candidates;
   for (const Rule& rule : rules) {
     bool necessary = true;
@@ -277,13 +300,26 @@ std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes)
     if (necessary && passing_without > 0 && passing_with * 3 <= failing)
       candidates.emplace_back(passing_with, &rule);
   }
-  std::vector<Diagnosis> out;
   std::int64_t best = -1;
   for (const auto& c : candidates)
     if (best < 0 || c.first < best) best = c.first;
+  std::vector<const Rule*> fit;
   for (const auto& c : candidates)
-    if (c.first == best) out.push_back({c.second->id, c.second->text});
-  return out;
+    if (c.first == best) fit.push_back(c.second);
+  if (fit.empty()) return {};
+  if (fit.size() == 1)
+    return {{fit[0]->id, std::string("fails only when ") + fit[0]->condition + ": " + fit[0]->cause}};
+  // Several properties fit these cases equally well: say so once, as one
+  // diagnosis with each candidate, rather than as advice that contradicts itself.
+  std::string conditions, causes;
+  for (std::size_t i = 0; i < fit.size(); ++i) {
+    const char* sep = i == 0 ? "" : i + 1 == fit.size() ? " and " : ", ";
+    conditions += std::string(sep) + fit[i]->condition;
+    causes += std::string(i == 0 ? "" : i + 1 == fit.size() ? "; or " : "; ") + fit[i]->cause;
+  }
+  return {{"across.ambiguous", "the failing cases are exactly those where " + conditions +
+                                   " (on this suite these coincide, so the sizes alone cannot tell which matters): " +
+                                   causes + ". The failing cases' own diagnoses test these against your output."}};
 }
 
 }  // namespace sg

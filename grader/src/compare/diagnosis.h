@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "compare/hypotheses.h"
 #include "model/result.h"
 
 namespace sg {
@@ -11,6 +12,9 @@ namespace sg {
 // What is known about one failing case when diagnosing it.
 struct CaseEvidence {
   int m = 0, k = 0, n = 0;
+  // The inputs and the output, when the caller has them: the hypotheses of
+  // compare/hypotheses.h are then tested against the actual values.
+  const CaseData* data = nullptr;
   Comparison first;                  // the checked launch
   const Comparison* repeat = nullptr;  // a second run on the same inputs, if made
   bool outputs_differ_between_runs = false;

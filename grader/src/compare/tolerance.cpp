@@ -1,6 +1,7 @@
 #include "compare/tolerance.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -8,6 +9,12 @@
 #include "compare/tile_map.h"
 
 namespace sg {
+
+bool is_poison(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits == kPoisonBits;
+}
 
 double gamma_k(int k) {
   if (k <= 0) return 0;
@@ -58,6 +65,7 @@ Comparison compare(const CompareInput& in) {
       bool wrong = true;
       if (!std::isfinite(got)) {
         ++r.non_finite;
+        if (is_poison(got)) ++r.unwritten;
       } else {
         const double err = std::fabs(static_cast<double>(got) - expected);
         wrong = !(err <= bound);  // also true when the oracle itself is NaN

@@ -8,6 +8,11 @@
 
 namespace sg {
 
+// Runners fill C with these bits before every launch (cudaMemset 0xFF: a NaN
+// no arithmetic produces), so an element still holding them was never written.
+constexpr std::uint32_t kPoisonBits = 0xFFFFFFFFu;
+bool is_poison(float x);
+
 // gamma_k = k*u / (1 - k*u), u = 2^-24 (unit roundoff of FP32).
 double gamma_k(int k);
 

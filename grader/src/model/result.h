@@ -66,7 +66,8 @@ struct Mismatch {
 struct Comparison {
   std::int64_t checked = 0;
   std::int64_t wrong = 0;            // elements outside the bound (NaN/Inf included)
-  std::int64_t non_finite = 0;       // of which NaN or Inf (e.g. never written)
+  std::int64_t non_finite = 0;       // of which NaN or Inf
+  std::int64_t unwritten = 0;        // of which still the exact poison bits: never written
   double worst_ratio = 0;            // max |err| / bound over finite elements
   std::vector<Mismatch> first_wrong; // the first few, in row-major order
   std::vector<std::string> tile_map; // coarse map of wrong output tiles, one string per row ('#' wrong, '.' right)

@@ -48,7 +48,13 @@ std::string describe_comparison(const Comparison& cmp, int m, int n) {
   std::ostringstream s;
   char buf[256];
   s << cmp.wrong << " of " << cmp.checked << " elements wrong";
-  if (cmp.non_finite) s << " (" << cmp.non_finite << " NaN or Inf: never written, or poisoned)";
+  if (cmp.non_finite) {
+    s << " (" << cmp.non_finite << " NaN or Inf";
+    if (cmp.unwritten == cmp.non_finite) s << ": never written";
+    else if (cmp.unwritten > 0) s << ": " << cmp.unwritten << " never written, " << cmp.non_finite - cmp.unwritten << " computed";
+    else s << ": written by the kernel";
+    s << ")";
+  }
   if (cmp.wrong > cmp.non_finite) {
     if (std::isinf(cmp.worst_ratio)) {
       s << "; an exact match is required for these inputs";
@@ -73,7 +79,8 @@ std::string describe_comparison(const Comparison& cmp, int m, int n) {
   return s.str();
 }
 
-void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs) {
+void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs,
+                       const CaseData* data) {
   if (cmp.wrong == 0) {
     t.status = Status::Passed;
     t.score = t.max_score;
@@ -89,6 +96,7 @@ void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differ
     e.n = c.n;
     e.first = cmp;
     e.outputs_differ_between_runs = differs_between_runs;
+    e.data = data;
     for (Diagnosis& d : diagnose_case(e)) t.diagnoses.push_back(std::move(d));
     if (differs_between_runs) t.detail += "the output changed between two runs on the same inputs\n";
   }

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "compare/hypotheses.h"
 #include "pipeline/runner_session.h"
 #include "model/result.h"
 #include "model/suite.h"
@@ -19,8 +20,10 @@ void mark_not_run(TestResult& t, const std::string& why, Status status = Status:
 // The runner failed on this case (crash, timeout, CUDA error...).
 void record_runner_failure(TestResult& t, const CaseOutcome& outcome);
 
-// Fills status, score, verdict and detail from a comparison.
-void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs);
+// Fills status, score, verdict and detail from a comparison. `data` (the
+// case's inputs and output) lets the diagnoses test hypotheses against it.
+void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs,
+                       const CaseData* data = nullptr);
 
 // The runner reported an out-of-bounds access the kernel went on from (the
 // CPU backend's red zones): the case keeps the verdict of its values, as on

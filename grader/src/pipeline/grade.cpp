@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -200,7 +201,16 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
     return false;
   }
   const bool correct = run.cmp->wrong == 0;
-  record_comparison(t, c, std::move(*run.cmp), run.differs);
+  const CaseData data{c.m,
+                      c.k,
+                      c.n,
+                      prepared.in.a.data(),
+                      prepared.in.b.data(),
+                      run.out.reply.c.data(),
+                      prepared.c64.data(),
+                      prepared.abs_ab.data(),
+                      c.tolerance_factor};
+  record_comparison(t, c, std::move(*run.cmp), run.differs, &data);
   if (const unsigned sms = run.out.reply.header.checked_launch_sms; sms > 0)
     t.detail += "checked on a partition of " + std::to_string(sms) +
                 " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
@@ -307,9 +317,12 @@ void Grader::time_case(TimedCase& timed) {
 void Grader::diagnose_across_cases() {
   std::vector<Diagnosis> across = diagnose_across(outcomes_);
   if (across.empty()) return;
-  for (auto& t : r_.tests)
-    if (t.kind == TestKind::Correctness && t.status == Status::Failed && t.comparison)
-      for (const auto& d : across) t.diagnoses.push_back(d);
+  for (auto& t : r_.tests) {
+    if (t.kind != TestKind::Correctness || t.status != Status::Failed || !t.comparison) continue;
+    // A case whose output a hypothesis reproduced already says what is wrong.
+    if (std::any_of(t.diagnoses.begin(), t.diagnoses.end(), is_confirmed_hypothesis)) continue;
+    for (const auto& d : across) t.diagnoses.push_back(d);
+  }
 }
 
 GradeResult Grader::run() {
