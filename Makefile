@@ -109,6 +109,7 @@ student:
 	$(MAKE) -C student NVCC=$(NVCC)
 
 test: all
+	@bash grader/tools/install-deps.sh --test-extras
 	@grader/tools/run-tests.sh $(BUILD)/grader_tests
 
 grade: $(BUILD)/grade $(RUNNER_OBJS) $(CPU_OBJS)

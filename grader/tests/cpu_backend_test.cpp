@@ -504,6 +504,39 @@ TEST(CpuBackend, OutOfBoundsStoreIsReportedAndLost) {
   EXPECT_EQ(wrong_elements(x, r.reply.c), 0);
 }
 
+// Device memory is device memory: host code that computes C itself (a cheat
+// that would score on a CPU layer whose device memory is host memory) or
+// reads a device pointer by mistake fails as it does on a GPU.
+TEST(CpuBackend, HostCodeCannotTouchDeviceMemory) {
+  const std::string host_gemm = R"(#include <cuda_runtime.h>
+__global__ void mysgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  __shared__ float t[1]; t[0] = 0; __syncthreads();
+}
+void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float s = 0;
+      for (int p = 0; p < k; ++p) s += A[i * k + p] * B[p * n + j];
+      C[i * n + j] = s;
+    }
+  mysgemm<<<1, 1>>>(m, n, k, A, B, C);
+}
+)";
+  Built b;
+  BUILD_OR_FAIL(host_gemm, b);
+  const RunOutcome r = run_case(b.build.runner, random_inputs(20, 12, 16, 9));
+  ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
+  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError) << r.reply.message;
+  EXPECT_EQ(r.reply.message.rfind("host code read device memory at 0x", 0), 0u) << r.reply.message;
+  EXPECT_NE(r.reply.message.find("(A, an allocation of 240 floats): on a GPU this is an illegal access"),
+            std::string::npos)
+      << r.reply.message;
+  // The same runtime still serves kernels and copies: the tiled kernel is right.
+  Built good;
+  BUILD_OR_FAIL(tiled_variant("", ""), good);
+  EXPECT_EQ(wrong_after_run(good.build.runner, random_inputs(45, 70, 33, 5)), 0);
+}
+
 TEST(CpuBackend, SharedArrayOverrunIsFatalAndNamed) {
   // 256 threads in one dimension index the 16-wide tiles past their end.
   Built b;

@@ -90,6 +90,33 @@ TEST_F(GradeCli, EveryCheckKindIsGradedAndTheReferenceGetsFullMarks) {
   }
 }
 
+// A construct nvcc accepts but the CPU layer does not support is the CPU
+// backend's limit, never the student's compile error.
+TEST_F(GradeCli, WhatOnlyTheCpuBackendRefusesIsNotACompileError) {
+  if (std::system("command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0)
+    GTEST_SKIP() << "needs nvcc (it decides whose limit it is)";
+  std::ifstream ref(std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu");
+  std::stringstream text;
+  text << ref.rdbuf();
+  std::string kernel = text.str();
+  const std::string barrier = "__syncthreads();";
+  const auto at = kernel.find(barrier);
+  ASSERT_NE(at, std::string::npos);
+  kernel.insert(at, "(void)__shfl_down_sync(0xffffffffu, 1.0f, 1); ");
+  fs::create_directories(dir_ / "sub");
+  std::ofstream(dir_ / "sub/kernel.cu") << kernel;
+  const Ran r = grade("--seed 5 --suite '" + std::string(SG_SOURCE_ROOT) + "/testcases/smoke.yaml' --out '" +
+                      (dir_ / "out").string() + "' '" + (dir_ / "sub").string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream f(dir_ / "out/results.json");
+  const auto j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["extra_data"]["state"], "internal error") << j.dump(1);
+  const std::string all = j.dump();
+  EXPECT_NE(all.find("not supported on the CPU backend"), std::string::npos) << all;
+  EXPECT_NE(all.find("__shfl_down_sync"), std::string::npos) << all;
+  EXPECT_NE(all.find("not an error in your code"), std::string::npos) << all;
+}
+
 TEST_F(GradeCli, MissingSubmissionIsAUsageError) {
   Ran r = grade("--out '" + (dir_ / "out").string() + "' '" + (dir_ / "nope").string() + "'");
   EXPECT_EQ(r.code, 2);

@@ -458,9 +458,13 @@ TEST(SymbolPolicy, ClassifiesDefinitions) {
   EXPECT_NE(problem("cudaMalloc", 'T').find("`cudaMalloc`"), std::string::npos);
   EXPECT_NE(problem("printf", 'T').find("would interpose"), std::string::npos);
   EXPECT_NE(problem("_ZSt4cout", 'B').find("`std::cout`"), std::string::npos);  // a strong std definition
-  const std::string helper = problem("_Z10tile_counti", 'T');
-  EXPECT_NE(helper.find("`tile_count(int)`"), std::string::npos) << helper;
-  EXPECT_NE(helper.find("static"), std::string::npos) << helper;
+  // The student's own names are helpers, not problems.
+  EXPECT_FALSE(sg::build::classify_definition("_Z10tile_counti", 'T'));
+  EXPECT_TRUE(sg::build::is_own_helper("_Z10tile_counti", 'T'));
+  EXPECT_TRUE(sg::build::is_own_helper("keep_it", 'B'));
+  EXPECT_FALSE(sg::build::is_own_helper("main", 'T'));
+  EXPECT_FALSE(sg::build::is_own_helper("printf", 'T'));
+  EXPECT_FALSE(sg::build::is_own_helper("_ZSt3minIiERKT_S2_S2_", 'W'));
   const std::string wrong = problem("_Z10basicSgemmiiiPKdS0_Pd", 'T');
   EXPECT_EQ(wrong.rfind("basicSgemm has the wrong signature", 0), 0u) << wrong;
   EXPECT_NE(wrong.find("double const*"), std::string::npos) << wrong;
@@ -468,8 +472,9 @@ TEST(SymbolPolicy, ClassifiesDefinitions) {
   EXPECT_EQ(sg::build::plain_function_name("_ZN37_GLOBAL__N__a3c9f25e_5_ko_cu_4b567d915twiceEf"), "twice");
   EXPECT_EQ(sg::build::plain_function_name("_Z6scaledILi3EEff"), "scaled");
   EXPECT_EQ(sg::build::plain_function_name("_ZNK3Acc3getEi"), "get");
-  // Another kernel's stub is not nvcc-emitted noise for mysgemm.
-  EXPECT_TRUE(sg::build::classify_definition("_Z34__device_stub__Z6helperiiiPKfS0_PfiiiPKfS0_Pf", 'T'));
+  // Another kernel's stub is the student's own, like the kernel.
+  EXPECT_FALSE(sg::build::classify_definition("_Z34__device_stub__Z6helperiiiPKfS0_PfiiiPKfS0_Pf", 'T'));
+  EXPECT_TRUE(sg::build::is_own_helper("_Z34__device_stub__Z6helperiiiPKfS0_PfiiiPKfS0_Pf", 'T'));
 }
 
 TEST(DeviceStubs, ParsesObjdumpRelocations) {
@@ -494,9 +499,12 @@ TEST(DeviceStubs, FindsStandInsInGeneratedHostCode) {
       "struct Acc { float get(int i) const {int volatile ___ = 1;(void)i;::exit(___);}\n"
       "__attribute__((unused)) static inline void __syncwarp_stub() {int volatile ___ = 1;::exit(___);}\n"
       "float sneaky(float x) {int volatile ___ = 1; launch_missiles(); ::exit(___);}\n"
-      "void basicSgemm(int m) { if (m) exit(0); }\n";
+      "void basicSgemm(int m) { if (m) exit(0); }\n"
+      // A helper declared over several lines: cudafe puts a line directive in the body.
+      "float load_or_zero(const float *M, int r) {int volatile ___ = 1;(void)M;(void)r;\n# 5\n::exit(___);}\n"
+      "float hidden(int r) {int volatile ___ = 1;(void)r;\n# 5\nsystem(\"x\");\n::exit(___);}\n";
   EXPECT_EQ(sg::build::stub_names_in_generated_code(code),
-            (std::set<std::string>{"twice", "get", "__syncwarp_stub"}));
+            (std::set<std::string>{"twice", "get", "__syncwarp_stub", "load_or_zero"}));
 }
 
 TEST(DeviceStubs, RecognisesOnlyUnreferencedExitOnlyFunctions) {
@@ -856,8 +864,8 @@ TEST_F(NvccObjects, ForbiddenDefinitionsAreNamed) {
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(problem_naming(r, "main"), "defines `main`, which a submission may not define") << joined(r.problems);
   EXPECT_NE(problem_naming(r, "cudaEventElapsedTime").find("timing"), std::string::npos) << joined(r.problems);
-  EXPECT_NE(problem_naming(r, "tile_count(int)").find("only mysgemm and basicSgemm"), std::string::npos)
-      << joined(r.problems);
+  // A helper of the student's own is not a problem: the build makes it local.
+  EXPECT_EQ(problem_naming(r, "tile_count(int)"), "") << joined(r.problems);
   bool wrong_signature = false, says_missing = false;
   for (const auto& p : r.problems) {
     wrong_signature = wrong_signature || p.rfind("basicSgemm has the wrong signature", 0) == 0;
@@ -865,16 +873,35 @@ TEST_F(NvccObjects, ForbiddenDefinitionsAreNamed) {
   }
   EXPECT_TRUE(wrong_signature) << joined(r.problems);
   EXPECT_FALSE(says_missing) << joined(r.problems);
-  EXPECT_EQ(r.problems.size(), 4u) << joined(r.problems);
+  EXPECT_EQ(r.problems.size(), 3u) << joined(r.problems);
+}
+
+TEST_F(NvccObjects, HelpersAreMadeLocalAndTheContractStaysGlobal) {
+  const auto& built = get("bad_definitions");
+  ASSERT_TRUE(built.ok) << built.log;
+  const std::string copy = built.object + ".localised.o";
+  std::filesystem::copy_file(built.object, copy, std::filesystem::copy_options::overwrite_existing);
+  std::vector<std::string> helpers;
+  ASSERT_EQ(sg::localise_helpers(copy, helpers), "");
+  EXPECT_NE(std::find(helpers.begin(), helpers.end(), "tile_count(int)"), helpers.end()) << helpers.size();
+  for (const auto& h : helpers) EXPECT_EQ(h.find("__device_stub__"), std::string::npos) << h;
+  const sg::build::ToolResult nm = sg::build::run_build_tool({"nm", "-P", "-g", "--defined-only", copy}, 60, 1 << 20);
+  ASSERT_TRUE(nm.succeeded()) << nm.output;
+  std::set<std::string> global;
+  for (const auto& s : sg::build::parse_nm_posix(nm.output)) global.insert(s.name);
+  EXPECT_EQ(global.count("_Z10tile_counti"), 0u) << nm.output;
+  EXPECT_EQ(global.count("_Z7mysgemmiiiPKfS0_Pf"), 1u) << nm.output;
+  // Forbidden definitions are localised too, but they are still refused by the symbol check.
+  EXPECT_FALSE(symbols("bad_definitions").ok);
 }
 
 TEST_F(NvccObjects, MissingBasicSgemmIsTheOnlyProblemOfAKernelOnlyFile) {
   ASSERT_TRUE(get("kernel_only").ok) << get("kernel_only").log;
   const auto r = symbols("kernel_only");
   EXPECT_FALSE(r.ok);
-  // keep_it is a visible global variable: also a problem, named.
-  ASSERT_EQ(r.problems.size(), 2u) << joined(r.problems);
-  EXPECT_NE(problem_naming(r, "keep_it"), "") << joined(r.problems);
+  // keep_it, a visible global variable of the student's own, is no problem.
+  ASSERT_EQ(r.problems.size(), 1u) << joined(r.problems);
+  EXPECT_EQ(problem_naming(r, "keep_it"), "") << joined(r.problems);
   bool missing = false;
   for (const auto& p : r.problems) missing = missing || p.rfind("does not define basicSgemm", 0) == 0;
   EXPECT_TRUE(missing) << joined(r.problems);
@@ -894,9 +921,9 @@ TEST_F(NvccObjects, ExitIsExcusedOnlyInNvccsDeviceStandIns) {
   ASSERT_TRUE(get("host_device_exit").ok) << get("host_device_exit").log;
   const auto r = symbols("host_device_exit");
   EXPECT_NE(problem_naming(r, "exit").find("ends the process"), std::string::npos) << joined(r.problems);
-  EXPECT_NE(problem_naming(r, "stop_here(int)"), "") << joined(r.problems);
+  EXPECT_EQ(problem_naming(r, "stop_here(int)"), "") << joined(r.problems);  // a helper: made local
   EXPECT_EQ(problem_naming(r, "twice(float)"), "") << joined(r.problems);  // nvcc's stand-in
-  EXPECT_EQ(r.problems.size(), 2u) << joined(r.problems);
+  EXPECT_EQ(r.problems.size(), 1u) << joined(r.problems);
 }
 
 TEST_F(NvccObjects, StructureOfRealKernels) {

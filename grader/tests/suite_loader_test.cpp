@@ -43,6 +43,24 @@ std::string one_case(const std::string& case_extra, const std::string& tail = ""
     EXPECT_NE(err_.find(text), std::string::npos) << err_;                \
   } while (0)
 
+// Whatever tile a student picks (8, 16 or 32), each of m, k and n has a case
+// where it alone is ragged, so a failure there points at that one boundary.
+TEST(SuiteLoaderTest, DefaultSuiteHasOneRaggedDimensionPerTileSize) {
+  const Suite s = load_suite_file(root() + "/testcases/default.yaml");
+  for (int tile : {8, 16, 32}) {
+    for (int dim = 0; dim < 3; ++dim) {
+      bool found = false;
+      for (const Case& c : s.cases) {
+        const int d[3] = {c.m, c.k, c.n};
+        bool others_aligned = true;
+        for (int o = 0; o < 3; ++o) others_aligned = others_aligned && (o == dim || d[o] % tile == 0);
+        found = found || (others_aligned && d[dim] % tile != 0 && d[dim] > tile);
+      }
+      EXPECT_TRUE(found) << "no case where only dimension " << "mkn"[dim] << " is not a multiple of " << tile;
+    }
+  }
+}
+
 TEST(SuiteLoaderTest, DefaultSuiteIsAsSpecifiedAndWorth100) {
   const Suite s = load_suite_file(root() + "/testcases/default.yaml");
   EXPECT_EQ(s.name, "default");
@@ -56,9 +74,9 @@ TEST(SuiteLoaderTest, DefaultSuiteIsAsSpecifiedAndWorth100) {
       {"square_256", {256, 256, 256, 5, U, P}},
       {"square_1024", {1024, 1024, 1024, 5, U, P}},
       {"rect_multiples", {128, 384, 256, 5, U, P}},
-      {"m_not_multiple", {200, 128, 96, 4, U, P}},
-      {"k_not_multiple", {128, 200, 96, 4, U, P}},
-      {"n_not_multiple", {128, 96, 200, 4, U, P}},
+      {"m_not_multiple", {196, 128, 96, 4, U, P}},
+      {"k_not_multiple", {128, 196, 96, 4, U, P}},
+      {"n_not_multiple", {128, 96, 196, 4, U, P}},
       {"odd_1000x777x333", {1000, 777, 333, 6, U, P}},
       {"odd_120x201x250", {120, 201, 250, 5, U, P}},
       {"tiny_1x1x1", {1, 1, 1, 3, U, P}},

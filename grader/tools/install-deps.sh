@@ -3,12 +3,18 @@
 # and GoogleTest (the CUDA Toolkit itself must already be installed).
 # As root on Debian/Ubuntu it installs what is missing; otherwise it prints
 # the exact command and fails.
-# Optional: Slurm and munge, for the test that grades through a private Slurm
-# cluster (grader/tests/slurm_cluster_test.cpp). Installed as root when
-# missing; if that fails (or without root) the test skips, nothing else changes.
-# Not for NO_CUDA=1 builds (the Gradescope image, hosted course CI), which do
-# not run the kit's tests.
+# With --test-extras (only `make test` passes it): also Slurm and munge, for
+# the one test that grades through a private Slurm cluster
+# (grader/tests/slurm_cluster_test.cpp). Installed as root when missing; if
+# that fails (or without root) the test skips, nothing else changes. `make`
+# and `make grade` never install them.
 set -u
+test_extras=0
+case "${1:-}" in
+  --test-extras) test_extras=1 ;;
+  "") ;;
+  *) echo "install-deps: unknown option '$1' (the only option is --test-extras)" >&2; exit 2 ;;
+esac
 missing=()
 have_header() { for d in /usr/include /usr/local/include; do [ -e "$d/$1" ] && return 0; done; return 1; }
 have_lib() { for d in /usr/lib /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/local/lib /usr/local/lib64; do ls "$d"/lib"$1".* >/dev/null 2>&1 && return 0; done; return 1; }
@@ -18,7 +24,7 @@ have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 # The daemons live in /usr/sbin, which a non-root PATH may lack.
 have_program() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ]; }
 optional=()
-if [ -z "${NO_CUDA:-}" ]; then
+if [ $test_extras = 1 ] && [ -z "${NO_CUDA:-}" ]; then
   have_program slurmctld || optional+=(slurmctld)
   have_program slurmd || optional+=(slurmd)
   have_program sbatch || optional+=(slurm-client)

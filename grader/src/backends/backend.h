@@ -38,6 +38,7 @@ struct BuildOutput {
   std::string runner;     // the linked runner binary
   std::optional<StructureReport> structure;  // how mysgemm uses shared memory and barriers
   bool symbols_checked = false;  // the symbol policy read an nvcc object of the submission
+  std::vector<std::string> helpers;  // the student's global names the build made local (a style note)
   double seconds = 0;
 };
 

@@ -109,6 +109,7 @@ struct GradeResult {
   std::string device;        // e.g. "NVIDIA H100 80GB HBM3 (sm_90)" or "CPU backend"
   GradeState state = GradeState::Graded;
   std::string build_log;     // compiler output (capped)
+  std::vector<std::string> notes;  // remarks that cost no points (style), shown in every report
   std::string student_output;  // what the submission printed (capped, made valid UTF-8)
   std::uint64_t seed = 0;
   bool seed_given = false;

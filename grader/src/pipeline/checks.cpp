@@ -42,7 +42,17 @@ void structure_check(const CheckContext& ctx, TestResult& t) {
 // A kernel that does nothing is trivially clean: the check only pays for a
 // kernel that computes something right.
 void sanitizer_needs_a_correct_case(const CheckContext& ctx, TestResult& t) {
-  if (t.status == Status::Passed && !ctx.any_case_correct) {
+  if (t.status == Status::Passed && !ctx.cases_out_of_bounds.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < ctx.cases_out_of_bounds.size() && i < 4; ++i)
+      names += (i ? ", " : "") + ctx.cases_out_of_bounds[i];
+    if (ctx.cases_out_of_bounds.size() > 4) names += ", ...";
+    t.status = Status::Failed;
+    t.verdict = "no points: out-of-bounds accesses in " + std::to_string(ctx.cases_out_of_bounds.size()) +
+                " correctness case" + (ctx.cases_out_of_bounds.size() == 1 ? "" : "s") + " (" + names +
+                "; see their details), although the sanitizer's own shape was clean";
+    t.diagnoses.push_back(kOutOfBoundsHint);
+  } else if (t.status == Status::Passed && !ctx.any_case_correct) {
     t.status = Status::Failed;
     t.verdict = "no points: the sanitizer found nothing, but no correctness case passed "
                 "(a kernel that does no work is trivially clean)";

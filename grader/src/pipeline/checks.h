@@ -7,6 +7,9 @@
 #include "model/result.h"
 #include "model/suite.h"
 
+#include <string>
+#include <vector>
+
 namespace sg {
 
 // When in the pipeline a check's evidence exists.
@@ -21,6 +24,10 @@ struct CheckContext {
   const BuildOutput* build = nullptr;
   SanitizerContext sanitizer;
   bool any_case_correct = false;  // known at AfterCases
+  // Correctness cases in which the kernel was seen out of bounds (AfterCases;
+  // the CPU backend sees every access): memory errors anywhere cost the
+  // sanitizer's points, not only on the sanitizer's own shape.
+  std::vector<std::string> cases_out_of_bounds;
 };
 
 // Grades the part of check `c` that belongs to `stage` into t (status,

@@ -129,8 +129,15 @@ void Grader::run_checks(CheckStage stage) {
   ctx.backend = backend_.get();
   ctx.build = &build_;
   ctx.sanitizer = {build_.runner, &runner_config_, work_.sub("logs"), r_.seed};
-  for (const auto& t : r_.tests)
-    ctx.any_case_correct |= (t.kind == TestKind::Correctness && t.status == Status::Passed);
+  for (const auto& t : r_.tests) {
+    if (t.kind != TestKind::Correctness) continue;
+    ctx.any_case_correct |= t.status == Status::Passed;
+    for (const Diagnosis& d : t.diagnoses)
+      if (d.id == kOutOfBoundsHint.id) {
+        ctx.cases_out_of_bounds.push_back(t.name);
+        break;
+      }
+  }
   for (const Check& c : suite_.checks)
     if (wanted(c.visibility)) run_check(c, stage, ctx, r_.tests[index_of(c.name)]);
 }
@@ -371,6 +378,14 @@ GradeResult Grader::run() {
     fail_all(build_.state, build_.why);
     r_.execution_time = seconds_since(t0);
     return r_;
+  }
+  if (!build_.helpers.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < build_.helpers.size() && i < 5; ++i) names += (i ? ", `" : "`") + build_.helpers[i] + "`";
+    if (build_.helpers.size() > 5) names += " and " + std::to_string(build_.helpers.size() - 5) + " more";
+    r_.notes.push_back("style: " + names + (build_.helpers.size() == 1 ? " is" : " are") +
+                       " visible outside kernel.cu; the grader made " + (build_.helpers.size() == 1 ? "it" : "them") +
+                       " private (no points lost). Declaring helpers `static` does that in your own code.");
   }
   runner_config_ = backend_->runner_config(build_.runner, work_);
   run_checks(CheckStage::AfterBuild);

@@ -137,6 +137,11 @@ void performance_section(const GradeResult& r, std::string& md) {
 }
 
 void text_sections(const GradeResult& r, std::string& md) {
+  if (!r.notes.empty()) {
+    md += "## Notes\n\n";
+    for (const auto& n : r.notes) md += "- " + md_cell(n) + "\n";
+    md += "\n";
+  }
   if (!r.build_log.empty()) {
     md += r.state == GradeState::CompileError ? "## Compile error\n\n" : "## Compiler output\n\n";
     md += report::md_fence(report::cap_text(report::clean_text(r.build_log), kOutputCap)) + "\n";

@@ -105,6 +105,7 @@ std::string summary_output(const GradeResult& r) {
     s += "Performance cases are not measured on the CPU backend: it checks correctness only.\n";
   if (r.state == GradeState::InternalError)
     s += "The grader itself failed; this is not a verdict on your code. Please tell the course staff.\n";
+  for (const auto& n : r.notes) s += "Note: " + clean_line(n) + "\n";
   if (!r.build_log.empty())
     s += "\nCompiler output:\n" + report::cap_text(report::clean_text(r.build_log), kOutputCap);
   if (!r.student_output.empty())

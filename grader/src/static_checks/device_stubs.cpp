@@ -114,7 +114,16 @@ std::set<std::string> stub_names_in_generated_code(const std::string& text) {
     const std::size_t close = text.find('}', at);
     if (close == std::string::npos) break;
     // The body must be nothing but (void) casts of the parameters and the exit.
-    const std::string body = text.substr(at + marker.size(), close - at - marker.size());
+    // cudafe puts `# line` directives inside the body when the helper's
+    // declaration spans several source lines: they are not statements.
+    std::string body;
+    {
+      std::istringstream lines(text.substr(at + marker.size(), close - at - marker.size()));
+      for (std::string line; std::getline(lines, line);) {
+        std::size_t a = line.find_first_not_of(" \t");
+        if (a == std::string::npos || line[a] != '#') body += line + "\n";
+      }
+    }
     const std::size_t exit_at = body.find("::exit(___);");
     bool only_voids = exit_at != std::string::npos;
     std::istringstream statements(body.substr(0, only_voids ? exit_at : 0));

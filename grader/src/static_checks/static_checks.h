@@ -25,11 +25,21 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
 
 struct SymbolReport {
   bool ok = true;
-  std::vector<std::string> problems;  // each names the symbol: "defines forbidden global symbol `main`"
+  std::vector<std::string> problems;  // each names the symbol: "defines `main`, which a submission may not define"
 };
 // Only mysgemm/basicSgemm (and what nvcc emits) defined globally; undefined
 // references only from the allowlist; forbidden APIs named.
 SymbolReport check_symbols(const Toolchain& tc, const std::string& object);
+
+// Makes every strong global definition of `object` other than mysgemm and
+// basicSgemm local (objcopy --localize-symbols), so that a helper of the
+// student's can neither collide with nor interpose on anything the runner
+// links. Weak definitions (inline functions, templates) are left alone: the
+// linker merges their COMDAT groups by name. `helpers` gets the student's own
+// names that were made local (demangled, nvcc's stubs left out), for a style
+// note. "" on success, else what went wrong.
+std::string localise_helpers(const std::string& object, std::vector<std::string>& helpers,
+                             const std::string& nm = "nm");
 
 struct StructureReport {
   bool uses_shared = false;

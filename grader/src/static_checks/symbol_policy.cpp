@@ -369,40 +369,61 @@ ReferenceVerdict classify_reference(const std::string& symbol) {
   return {false, ""};
 }
 
-std::optional<std::string> classify_definition(const std::string& symbol, char type) {
+namespace {
+
+enum class DefinitionKind { Expected, Helper, Problem };
+struct DefinitionVerdict {
+  DefinitionKind kind = DefinitionKind::Expected;
+  std::string problem;
+};
+
+DefinitionVerdict classify(const std::string& symbol, char type) {
+  const auto problem = [](std::string text) { return DefinitionVerdict{DefinitionKind::Problem, std::move(text)}; };
   const std::string s = unversioned(symbol);
   const std::string d = demangle(s);
   const std::string shown = "`" + d + "`";
   // nvcc's host stub for the kernel, and the personality reference g++ emits.
   const std::string first = first_component(s);
-  if (first == device_stub_component(kMysgemmSymbol)) return std::nullopt;
-  if (s == "DW.ref.__gxx_personality_v0") return std::nullopt;
+  if (first == device_stub_component(kMysgemmSymbol)) return {};
+  if (s == "DW.ref.__gxx_personality_v0") return {};
   // cudafe turns anonymous namespaces into uniquely named global ones; such
   // names cannot collide with anything the grader links.
-  if (starts_with(first, "_GLOBAL__N_")) return std::nullopt;
+  if (starts_with(first, "_GLOBAL__N_")) return {};
   // Inline functions and templates of the standard library, emitted weak.
-  if (is_weak(type) && (first == "std" || first == "__gnu_cxx")) return std::nullopt;
+  if (is_weak(type) && (first == "std" || first == "__gnu_cxx")) return {};
 
-  if (s == "main") return "defines `main`, which a submission may not define";
+  if (s == "main") return problem("defines `main`, which a submission may not define");
   const std::string base = plain_function_name(s);
   if (base == "mysgemm" || base == "basicSgemm") {
     const char* want = base == "mysgemm" ? "mysgemm" : "basicSgemm";
-    return std::string(want) + " has the wrong signature: defines " + shown + ", expected `" +
-           want + "(int, int, int, float const*, float const*, float*)`" +
-           (starts_with(s, "_Z") ? "" : " (declared extern \"C\"?)");
+    return problem(std::string(want) + " has the wrong signature: defines " + shown + ", expected `" + want +
+                   "(int, int, int, float const*, float const*, float*)`" +
+                   (starts_with(s, "_Z") ? "" : " (declared extern \"C\"?)"));
   }
   if (starts_with(s, "cudaEvent"))
-    return "defines " + shown + ", a CUDA runtime function (would interpose on the grader's timing)";
+    return problem("defines " + shown + ", a CUDA runtime function (would interpose on the grader's timing)");
   if (starts_with(s, "cuda") || starts_with(s, "__cuda") || is_driver_api(s))
-    return "defines " + shown + ", a CUDA function (would interpose on the CUDA runtime)";
+    return problem("defines " + shown + ", a CUDA function (would interpose on the CUDA runtime)");
   const ReferenceVerdict as_ref = classify_reference(s);
   if (as_ref.allowed || !as_ref.category.empty() || first == "std" || first == "__gnu_cxx" ||
       first == "__cxxabiv1" || starts_with(s, "__cxa_") || starts_with(s, "_Unwind_"))
-    return "defines " + shown +
-           ", a function of the C/C++ or CUDA libraries (would interpose on what the grader links)";
-  return "defines global symbol " + shown +
-         "; only mysgemm and basicSgemm may be visible to the linker (make helpers `static` or "
-         "put them in an anonymous namespace)";
+    return problem("defines " + shown +
+                   ", a function of the C/C++ or CUDA libraries (would interpose on what the grader links)");
+  // A name of the student's own: harmless once made local (localise.h), so it
+  // costs nothing; the report mentions it as a style note.
+  return {DefinitionKind::Helper, ""};
+}
+
+}  // namespace
+
+std::optional<std::string> classify_definition(const std::string& symbol, char type) {
+  DefinitionVerdict v = classify(symbol, type);
+  if (v.kind == DefinitionKind::Problem) return std::move(v.problem);
+  return std::nullopt;
+}
+
+bool is_own_helper(const std::string& symbol, char type) {
+  return classify(symbol, type).kind == DefinitionKind::Helper;
 }
 
 }  // namespace sg::build

@@ -44,8 +44,14 @@ std::string device_stub_component(const std::string& kernel_symbol);
 // The kernel symbol a stub belongs to, or "" when `symbol` is not a stub.
 std::string stub_kernel(const std::string& symbol);
 
-// For a globally defined symbol other than mysgemm/basicSgemm: nullopt when it
-// is something nvcc or the standard library emits anyway, else the problem.
+// For a globally defined symbol other than mysgemm/basicSgemm: the problem
+// when defining it would interpose on the grader, the CUDA runtime or a
+// library (or breaks the contract); nullopt otherwise.
 std::optional<std::string> classify_definition(const std::string& symbol, char type);
+
+// A definition of the student's own (a helper function or variable, another
+// kernel): not a problem, but it must not stay visible to the linker, so the
+// build makes it local before linking (localise.h) and the report notes it.
+bool is_own_helper(const std::string& symbol, char type);
 
 }  // namespace sg::build

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "backends/cpu/compiler_messages.h"
 #include "backends/cpu/cpu_build.h"
 #include "backends/cpu/cpu_sanitizer.h"
 #include "backends/cpu/source_structure.h"
@@ -35,6 +36,8 @@ class CpuBackend final : public Backend {
   std::string device() const override { return "host CPU (correctness only)"; }
 
   BuildOutput build(const std::string& kernel, const WorkDir& work) override;
+  BuildOutput cpu_build_failed(const std::string& kernel, const WorkDir& work, const CpuBuildResult& b,
+                               Clock::time_point t0, BuildOutput& out);
 
   RunnerConfig runner_config(const std::string& runner, const WorkDir& work) const override {
     RunnerConfig rc;
@@ -73,6 +76,31 @@ class CpuBackend final : public Backend {
   const GraderPaths& paths_;
 };
 
+// g++ refused what nvcc may accept: the CPU layer covers a subset of CUDA. Ask
+// nvcc where it exists, so that a limit of the CPU backend is never reported
+// as the student's compile error.
+BuildOutput CpuBackend::cpu_build_failed(const std::string& kernel, const WorkDir& work, const CpuBuildResult& b,
+                                         Clock::time_point t0, BuildOutput& out) {
+  const std::string first = first_error_line(b.log);
+  out.why = "the submission did not build for the CPU backend";
+  if (paths_.nvcc.empty()) {
+    if (mentions_cpu_layer(b.log))
+      out.why += " (the compiler's message names the CPU layer, so this may be a limit of the CPU backend "
+                 "rather than an error in your code)";
+    return out;
+  }
+  Toolchain tc;
+  tc.nvcc = paths_.nvcc;
+  const CompileResult cr = compile_submission(tc, kernel, work.sub("nvcc"), kCompileTimeout);
+  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (!cr.ok) return out;  // nvcc refuses it too: the student's compile error
+  out.state = GradeState::InternalError;
+  out.why = "not supported on the CPU backend: " + (first.empty() ? std::string("g++ refused kernel.cu") : first) +
+            ". nvcc compiles this kernel.cu, so this is a limit of the CPU backend, not an error in your code; "
+            "it needs grading on a GPU";
+  return out;
+}
+
 BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   BuildOutput out;
   CpuPaths cp;
@@ -83,11 +111,9 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   CpuBuildResult b = build_cpu_runner(kernel, work.sub("build"), cp, kCompileTimeout);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   out.log = b.log;
-  if (!b.ok) {
-    out.why = "the submission did not build for the CPU backend";
-    return out;
-  }
+  if (!b.ok) return cpu_build_failed(kernel, work, b, t0, out);
   ::chmod(b.runner.c_str(), 0755);
+  out.helpers = b.helpers;
   std::string ptx;
   // Symbols and structure are still checked from an nvcc object where nvcc exists.
   if (!paths_.nvcc.empty()) {

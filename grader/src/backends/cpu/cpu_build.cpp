@@ -13,8 +13,10 @@
 #include <sstream>
 #include <vector>
 
+#include "backends/cpu/compiler_messages.h"
 #include "backends/cpu/rewrite.h"
 #include "process/process.h"
+#include "static_checks/static_checks.h"
 
 namespace fs = std::filesystem;
 
@@ -129,13 +131,18 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
 
   const std::string include_dir = fs::absolute(paths.include_dir, ec).string();
   const std::string kernel_dir = fs::absolute(kernel, ec).parent_path().string();
-  std::string log = "CPU backend build (kernel launches appear as ::cudacpu::launch(kernel, grid, block, ...)):\n";
+  std::string log;
   const Step compile = run_step({cxx, "-std=c++17", "-O2", "-fno-strict-aliasing", "-fdiagnostics-color=never",
                                  "-fmax-errors=20", "-I" + include_dir, "-iquote", kernel_dir, "-c", "cpu_kernel.cpp",
                                  "-o", "cpu_kernel.o"},
                                 dir.string(), (dir / "cpu_compile.log").string(), timeout_s);
-  log += compile.output;
+  log += student_facing_messages(compile.output, source);
+  if (log.find("cudacpu::launch") != std::string::npos)
+    log = "(On the CPU backend a kernel launch reads as ::cudacpu::launch(kernel, grid, block, ...).)\n" + log;
   if (!compile.ok) return finish(false, log);
+  // The student's helpers stay private to kernel.cu, as on the GPU backend.
+  if (std::string err = localise_helpers((dir / "cpu_kernel.o").string(), r.helpers); !err.empty())
+    return finish(false, log + err + "\n");
   const double left = timeout_s - seconds_since(t0);
   const Step link = run_step({cxx, "cpu_kernel.o", fs::absolute(paths.runner_object, ec).string(),
                               fs::absolute(paths.library, ec).string(), "-pthread", "-o", "cpu_runner"},

@@ -3,6 +3,7 @@
 // layer, link it with the CPU runner's main and the layer's library.
 #pragma once
 #include <string>
+#include <vector>
 
 namespace sg {
 
@@ -17,6 +18,7 @@ struct CpuBuildResult {
   bool ok = false;
   std::string log;     // rewriter problems or compiler/linker output (capped); names kernel.cu lines
   std::string runner;  // path of the runner executable when ok
+  std::vector<std::string> helpers;  // the student's global names made local before linking
   double seconds = 0;  // wall time of the whole build
 };
 

@@ -196,6 +196,12 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
     return out;
   }
   out.symbols_checked = true;
+  if (std::string err = localise_helpers(cr.object, out.helpers, tc.nm); !err.empty()) {
+    out.seconds = seconds_since(t0);
+    out.log += "\n" + err + "\n";
+    out.why = "the runner could not be linked with the submission";
+    return out;
+  }
   out.structure = check_structure(cr.ptx);
   const std::string runner = work.sub("build/runner");
   const std::string& o = paths_.runner_objects;

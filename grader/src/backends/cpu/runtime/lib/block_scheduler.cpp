@@ -34,9 +34,24 @@
 #include "fault_report.h"
 #include "runtime.h"
 
+// The built-in variables device code reads (cudacpu/device.h).
+__thread uint3 threadIdx;
+__thread uint3 blockIdx;
+__thread dim3 blockDim;
+__thread dim3 gridDim;
+
 namespace cudacpu::detail {
 
 __thread const ThreadContext* current_thread = nullptr;
+
+// Makes `t` the running GPU thread: its built-in variables become visible to device code.
+inline void enter(const ThreadContext* t) {
+  current_thread = t;
+  ::threadIdx = t->thread_idx;
+  ::blockIdx = t->block_idx;
+  ::blockDim = t->block_dim;
+  ::gridDim = t->grid_dim;
+}
 
 namespace {
 
@@ -72,7 +87,7 @@ void pass_on(GridRun& grid, int from) {
     Fiber& f = grid.pool->fiber(j);
     if (f.exited) continue;
     grid.running = j;
-    current_thread = &f.thread;
+    enter(&f.thread);
     grid.pool->pass(from, j);
     return;  // someone passed control back to this thread: the barrier is over
   }
@@ -173,7 +188,7 @@ bool run_block(GridRun& grid, uint3 block, bool three_d, std::string& problem) {
     grid.mixed_sites = false;
     grid.predicates = 0;
     grid.running = first;
-    current_thread = &pool.fiber(first).thread;
+    enter(&pool.fiber(first).thread);
     pool.resume(first);  // back when every live thread waits at a barrier or has returned
     current_thread = nullptr;
     grid.running = -1;
@@ -388,6 +403,7 @@ void run_grid(const LaunchShape& shape, void (*body)(void*), void* args) {
     return;
   }
   std::vector<std::thread> threads;
+  DataWindow open(rt.memory());  // device memory is reachable from kernels only
   try {
     for (int w = 0; w < job.workers; ++w) threads.emplace_back(run_worker, std::ref(job), std::ref(rt), w);
   } catch (const std::system_error& e) {

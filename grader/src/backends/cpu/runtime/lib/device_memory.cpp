@@ -61,6 +61,7 @@ void* DeviceMemory::allocate(std::size_t bytes, bool shared_memory) {
   a.bytes = bytes;
   a.shared_memory = shared_memory;
   std::memset(first_page, 0xFF, static_cast<std::size_t>(a.data - first_page));
+  if (!shared_memory && !data_open_) protect_data(a, false);
   live_.push_back(a);
   used_ += rounded;
   return a.data;
@@ -119,6 +120,32 @@ void DeviceMemory::close_zones() {
     }
     a.opened = 0;
   }
+}
+
+void DeviceMemory::protect_data(const Allocation& a, bool open) const {
+  char* first_page = a.map + a.front_bytes;
+  mprotect(first_page, a.map_bytes - a.front_bytes - a.back_bytes, open ? PROT_READ | PROT_WRITE : PROT_NONE);
+}
+
+void DeviceMemory::open_data() {
+  std::lock_guard<std::mutex> lock(mu_);
+  data_open_ = true;
+  for (const Allocation& a : live_)
+    if (!a.shared_memory) protect_data(a, true);
+}
+
+void DeviceMemory::close_data() {
+  std::lock_guard<std::mutex> lock(mu_);
+  data_open_ = false;
+  for (const Allocation& a : live_)
+    if (!a.shared_memory) protect_data(a, false);
+}
+
+const Allocation* DeviceMemory::data_page_of(const void* addr) const {
+  const char* c = static_cast<const char*>(addr);
+  for (const Allocation& a : live_)
+    if (!a.shared_memory && c >= a.map + a.front_bytes && c < a.map + a.map_bytes - a.back_bytes) return &a;
+  return nullptr;
 }
 
 bool DeviceMemory::name(const void* p, const char* name, const char* element_type, std::size_t element_size) {

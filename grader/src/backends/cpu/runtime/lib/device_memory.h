@@ -61,6 +61,15 @@ class DeviceMemory {
   // Closes every opened zone again and drops what was written there.
   void close_zones();
 
+  // The data pages of global allocations are closed (PROT_NONE) except while
+  // a kernel runs or the runtime itself copies: host code that dereferences
+  // a device pointer faults, as the same code fails on a GPU.
+  void open_data();
+  void close_data();
+  // The global allocation whose data pages hold `addr` (not its red zones),
+  // or null. Called from the fault handler: reads only.
+  const Allocation* data_page_of(const void* addr) const;
+
   std::size_t used() const { return used_; }
   std::size_t limit() const { return limit_; }
 
@@ -73,6 +82,20 @@ class DeviceMemory {
   std::size_t page_ = 4096;
   std::size_t used_ = 0;
   std::size_t limit_ = 0;  // half the host's memory, like a device smaller than its host
+  bool data_open_ = false;  // inside a launch or a runtime copy
+  void protect_data(const Allocation& a, bool open) const;
+};
+
+// Opens the data pages for the runtime's own copies, closes them after.
+class DataWindow {
+ public:
+  explicit DataWindow(DeviceMemory& m) : m_(m) { m_.open_data(); }
+  ~DataWindow() { m_.close_data(); }
+  DataWindow(const DataWindow&) = delete;
+  DataWindow& operator=(const DataWindow&) = delete;
+
+ private:
+  DeviceMemory& m_;
 };
 
 }  // namespace cudacpu::detail

@@ -47,6 +47,29 @@ const char* access_kind(const void* uctx) {
 #endif
 }
 
+// Host code touched the data of a device allocation (closed outside kernels,
+// see DeviceMemory::open_data): the GPU bug of dereferencing a device pointer
+// on the host, or host code computing what the kernel should.
+bool describe_host_access(char* out, std::size_t n, const char* kind, const void* addr) {
+  if (current_thread != nullptr) return false;
+  const Allocation* a = Runtime::get().memory().data_page_of(addr);
+  if (a == nullptr) return false;
+  const char* verb = std::strcmp(kind, "write") == 0 ? "wrote" : std::strcmp(kind, "read") == 0 ? "read" : "accessed";
+  if (a->element_size > 0) {
+    const std::size_t count = a->bytes / a->element_size;
+    std::snprintf(out, n,
+                  "host code %s device memory at %p (%s, an allocation of %zu %s%s): on a GPU this is an illegal "
+                  "access; copy data with cudaMemcpy and compute in the kernel",
+                  verb, addr, a->name[0] ? a->name : "cudaMalloc", count, a->element_type, count == 1 ? "" : "s");
+  } else {
+    std::snprintf(out, n,
+                  "host code %s device memory at %p (an allocation of %zu bytes): on a GPU this is an illegal "
+                  "access; copy data with cudaMemcpy and compute in the kernel",
+                  verb, addr, a->bytes);
+  }
+  return true;
+}
+
 void describe_address(char* out, std::size_t n, const char* kind, const void* addr, int si_code) {
   Runtime& rt = Runtime::get();
   const Allocation* a = rt.memory().mapping_of(addr);
@@ -115,6 +138,7 @@ void on_fault(int sig, siginfo_t* info, void* uctx) {
   switch (sig) {
     case SIGSEGV:
     case SIGBUS:
+      if (describe_host_access(what, sizeof what, access_kind(uctx), info->si_addr)) Runtime::get().die(what);
       describe_address(what, sizeof what, access_kind(uctx), info->si_addr, info->si_code);
       break;
     case SIGFPE:

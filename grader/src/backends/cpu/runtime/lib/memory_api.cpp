@@ -61,6 +61,7 @@ cudaError_t copy(const char* call, void* dst, const void* src, std::size_t bytes
   }
   if (!ok) return cudaErrorInvalidValue;
   if (dst == nullptr || src == nullptr) return rt.fail(cudaErrorInvalidValue, std::string(call) + ": null pointer");
+  cudacpu::detail::DataWindow open(rt.memory());
   std::memmove(dst, src, bytes);
   return cudaSuccess;
 }
@@ -102,6 +103,7 @@ cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
   if (rt.sticky() != cudaSuccess) return rt.sticky();
   if (bytes == 0) return cudaSuccess;
   if (!device_range(rt, "cudaMemset", "destination", ptr, bytes)) return cudaErrorInvalidValue;
+  cudacpu::detail::DataWindow open(rt.memory());
   std::memset(ptr, value, bytes);
   return cudaSuccess;
 }

@@ -39,12 +39,6 @@ extern __thread const ThreadContext* current_thread;
 
 [[noreturn]] void used_outside_kernel(const char* what);
 
-inline const ThreadContext& context(const char* what) {
-  const ThreadContext* c = current_thread;
-  if (__builtin_expect(c == nullptr, 0)) used_outside_kernel(what);
-  return *c;
-}
-
 // The block barrier: suspends this thread until every thread of the block
 // has arrived (see block_scheduler.cpp). `predicate` feeds __syncthreads_count.
 int barrier(const char* file, int line, int predicate);
@@ -60,10 +54,14 @@ inline int fenced_barrier(const char* file, int line, int predicate) {
 
 }  // namespace cudacpu::detail
 
-#define threadIdx (::cudacpu::detail::context("threadIdx").thread_idx)
-#define blockIdx (::cudacpu::detail::context("blockIdx").block_idx)
-#define blockDim (::cudacpu::detail::context("blockDim").block_dim)
-#define gridDim (::cudacpu::detail::context("gridDim").grid_dim)
+// The built-in variables are variables, not macros, so that host code may
+// name its own `dim3 blockDim(16, 16)` as nvcc allows (a local shadows them).
+// One copy per worker thread, which the block scheduler sets whenever it
+// switches to another GPU thread (runtime/lib/block_scheduler.cpp).
+extern __thread uint3 threadIdx;
+extern __thread uint3 blockIdx;
+extern __thread dim3 blockDim;
+extern __thread dim3 gridDim;
 static constexpr int warpSize = 32;
 
 #define __syncthreads() ((void)::cudacpu::detail::fenced_barrier(__FILE__, __LINE__, 0))
