@@ -1,5 +1,5 @@
 // Tests of batch grading (grader/src/batch, `grade batch`): the pieces
-// (hash, roster, journal, results reader, Slurm script, process pool) and the
+// (hash, roster, journal, Slurm script, process pool) and the
 // whole command end to end on the CPU backend with the smoke suite, using a
 // handful of real submissions: the reference, the handout skeleton, a compile
 // error and a folder without kernel.cu.
@@ -26,7 +26,6 @@
 #include "batch/gradescope_export.h"
 #include "batch/grade_pool.h"
 #include "batch/journal.h"
-#include "batch/result_reader.h"
 #include "batch/roster.h"
 #include "batch/slurm_plan.h"
 #include "gpu_guard.h"
@@ -358,102 +357,6 @@ TEST(BatchJournal, RoundTripsAndSurvivesATornLine) {
   ASSERT_EQ(latest.size(), 2u);
   EXPECT_EQ(latest.at(a.student).score, 9) << "the last entry of a student wins";
   EXPECT_EQ(lines_of(read_file(path)).size(), 4u) << "one entry per line";
-}
-
-sg::GradeResult sample_result() {
-  sg::GradeResult r;
-  r.student = "ada";
-  r.submission = "class/ada";
-  r.suite_name = "smoke";
-  r.suite_path = "testcases/smoke.yaml";
-  r.backend = sg::BackendKind::Gpu;
-  r.device = "Test GPU (sm_90)";
-  r.state = sg::GradeState::Graded;
-  r.seed = 18446744073709551557ull;
-  r.seed_given = true;
-  r.execution_time = 12.5;
-  r.compile_time = 3.25;
-  r.leaderboard_gflops = 812.5;
-  sg::TestResult ok;
-  ok.name = "square_64";
-  ok.kind = sg::TestKind::Correctness;
-  ok.status = sg::Status::Passed;
-  ok.score = ok.max_score = 2;
-  ok.verdict = "passed";
-  ok.m = ok.k = ok.n = 64;
-  sg::TestResult bad = ok;
-  bad.name = "odd/45";
-  bad.status = sg::Status::Failed;
-  bad.score = 0;
-  bad.max_score = 3;
-  bad.visibility = sg::Visibility::Hidden;
-  bad.verdict = "wrong result: 12 of 1305 elements";
-  bad.diagnoses = {{"boundary.edge_wrong", "boundary handling"}};
-  sg::Comparison c;
-  c.checked = 1305;
-  c.wrong = 12;
-  c.non_finite = 2;
-  c.worst_ratio = 40.5;
-  c.first_wrong.push_back({44, 3, 1.5f, 2.25, 1e-6});
-  c.tile_map = {"..#", "###"};
-  bad.comparison = c;
-  sg::TestResult perf = ok;
-  perf.name = "perf_2048/performance";
-  perf.kind = sg::TestKind::Performance;
-  perf.status = sg::Status::Partial;
-  perf.score = 3.5;
-  perf.max_score = 7;
-  sg::Timing t;
-  t.student_ms = 2.5;
-  t.reference_ms = 2.0;
-  t.speedup = 0.8;
-  t.student_gflops = 812.5;
-  t.samples = 15;
-  t.implausible = false;
-  perf.timing = t;
-  r.tests = {ok, bad, perf};
-  return r;
-}
-
-TEST(BatchResults, ReadsBackWhatResultsJsonWrote) {
-  const sg::GradeResult in = sample_result();
-  const sg::GradeResult out = parse_results_json(sg::results_json(in), "x/results.json");
-  EXPECT_EQ(out.student, "ada");
-  EXPECT_EQ(out.state, sg::GradeState::Graded);
-  EXPECT_EQ(out.backend, sg::BackendKind::Gpu);
-  EXPECT_EQ(out.device, in.device);
-  EXPECT_EQ(out.suite_name, "smoke");
-  EXPECT_EQ(out.seed, in.seed);
-  EXPECT_TRUE(out.seed_given);
-  EXPECT_DOUBLE_EQ(out.execution_time, 12.5);
-  EXPECT_DOUBLE_EQ(out.compile_time, 3.25);
-  ASSERT_TRUE(out.leaderboard_gflops.has_value());
-  EXPECT_DOUBLE_EQ(*out.leaderboard_gflops, 812.5);
-  ASSERT_EQ(out.tests.size(), 3u);
-  EXPECT_DOUBLE_EQ(out.score(), in.score());
-  EXPECT_DOUBLE_EQ(out.max_score(), in.max_score());
-  EXPECT_EQ(out.tests[0].status, sg::Status::Passed);
-  EXPECT_EQ(out.tests[1].name, "odd/45");
-  EXPECT_EQ(out.tests[1].status, sg::Status::Failed);
-  EXPECT_EQ(out.tests[1].visibility, sg::Visibility::Hidden);
-  EXPECT_EQ(out.tests[1].diagnoses, in.tests[1].diagnoses);
-  ASSERT_TRUE(out.tests[1].comparison.has_value());
-  EXPECT_EQ(out.tests[1].comparison->wrong, 12);
-  EXPECT_EQ(out.tests[1].comparison->tile_map, in.tests[1].comparison->tile_map);
-  ASSERT_EQ(out.tests[1].comparison->first_wrong.size(), 1u);
-  EXPECT_EQ(out.tests[1].comparison->first_wrong[0].row, 44);
-  EXPECT_EQ(out.tests[2].status, sg::Status::Partial);
-  EXPECT_EQ(out.tests[2].kind, sg::TestKind::Performance);
-  ASSERT_TRUE(out.tests[2].timing.has_value());
-  EXPECT_DOUBLE_EQ(out.tests[2].timing->speedup, 0.8);
-  EXPECT_EQ(out.tests[2].timing->samples, 15);
-
-  try {
-    parse_results_json("{\"score\": 1", "class/ada/results.json");
-    FAIL() << "truncated JSON accepted";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("class/ada/results.json"), std::string::npos);
-  }
 }
 
 TEST(BatchSlurm, ScriptRunsOneShardPerArrayTask) {

@@ -16,9 +16,10 @@
 #include "batch/journal.h"
 #include "batch/merge_shards.h"
 #include "batch/progress.h"
-#include "batch/result_reader.h"
 #include "batch/roster.h"
 #include "batch/slurm_plan.h"
+#include "batch/unfinished_result.h"
+#include "model/result_codec.h"
 #include "report/batch_writers.h"
 #include "report/writers.h"
 #include "suite/suite_loader.h"
@@ -231,14 +232,14 @@ int BatchRun::run() {
     const auto it = latest.find(s.id);
     if (!o_.regrade && it != latest.end()) {
       const bool same = it->second.hash == p.hash;
-      const bool have_results = fs::exists(p.dir + "/results.json");
+      const bool have_results = fs::exists(p.dir + "/" + kResultFile);
       if (same && have_results) {
         ++kept;
         continue;
       }
       if (!o_.quiet)
         std::fprintf(log_, "grade batch: %s: %s; grading again\n", s.id.c_str(),
-                     same ? "its results.json is missing" : "the submission changed since it was graded");
+                     same ? "its grade-result.json is missing" : "the submission changed since it was graded");
     }
     todo_.push_back(std::move(p));
   }
@@ -390,7 +391,7 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
   std::string why;
   if (!f.timed_out && f.exited && f.code == 0) {
     try {
-      const GradeResult r = read_results_file(p.dir);
+      const GradeResult r = read_result_file(p.dir);
       e.status = to_string(r.state);
       e.score = r.score();
       e.max = r.max_score();

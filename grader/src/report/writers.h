@@ -6,6 +6,7 @@
 #include <string>
 
 #include "model/result.h"
+#include "model/result_codec.h"
 
 namespace sg {
 
@@ -21,6 +22,7 @@ struct FileView {
   std::string (*write)(const GradeResult&);
 };
 inline const FileView kFileViews[] = {
+    {kResultFile, encode_result},  // the lossless form batch mode reads back
     {"results.json", results_json},
     {"junit.xml", junit_xml},
     {"report.md", report_markdown},
