@@ -319,11 +319,12 @@ TEST(SummaryHtml, HistogramFailureRatesDiagnosesAndLeaderboard) {
   EXPECT_EQ(total, 5) << "the compile error without tests has no maximum";
   EXPECT_EQ(page["histogram"][9], "2 submissions");  // alice 100%, -dave 24/26
 
-  // odd_k ran in five results and failed in three.
+  // odd_k ran in the four results that were graded and failed in two; carol's
+  // grading timed out, so her rows are not runs of the test.
   bool found = false;
   for (std::size_t i = 0; i + 1 < page["rates"].size(); ++i)
     if (page["rates"][i] == "odd_k") {
-      EXPECT_EQ(page["rates"][i + 1], "60% (3/5)");
+      EXPECT_EQ(page["rates"][i + 1], "50% (2/4)");
       found = true;
     }
   EXPECT_TRUE(found) << page["rates"];

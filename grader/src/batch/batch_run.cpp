@@ -204,7 +204,10 @@ int BatchRun::run() {
     }
     for (int g : gpus_) gpu_arch_[g] = gpu_arch(g);
   }
-  settings_ = {subs, suite_path, o_.backend, o_.public_only,
+  // The backend in use, "auto" resolved, so that students without a result
+  // get the same tests and maximum as those graded.
+  const std::string backend = o_.backend != "auto" ? o_.backend : gpus_.empty() ? "cpu" : "gpu";
+  settings_ = {subs, suite_path, backend, o_.public_only,
                o_.shard_count ? std::to_string(o_.shard_index) + "/" + std::to_string(o_.shard_count) : ""};
   const double watchdog = grade_watchdog_s(suite_);
   // A grade process may first wait for its GPU while another one runs cases.
@@ -337,7 +340,7 @@ JournalEntry BatchRun::record_missing(const Pending& p) {
   e.finished_at = utc_now();
   e.status = to_string(GradeState::InvalidSubmission);
   e.detail = "the submission " + p.sub.path + " does not exist";
-  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(o_.backend),
+  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(settings_.backend),
                                     GradeState::InvalidSubmission, e.detail);
   e.max = r.max_score();
   std::error_code ec;
@@ -406,7 +409,7 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
   if (!last.empty() && !f.timed_out) why += "; its last message: " + last;
   e.status = to_string(f.timed_out ? GradeState::Timeout : GradeState::InternalError);
   e.detail = why;
-  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(o_.backend),
+  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(settings_.backend),
                                           f.timed_out ? GradeState::Timeout : GradeState::InternalError, why);
   e.max = r.max_score();
   try {

@@ -18,7 +18,8 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
   if (suite) {
     r.suite_name = suite->name;
     r.suite_path = suite->path;
-    r.tests = plan_tests(*suite, public_only ? Shown::PublicOnly : Shown::All);
+    r.tests = plan_tests(*suite, public_only ? Shown::PublicOnly : Shown::All,
+                         backend == BackendKind::Cpu ? kCpuNotTimed : "");
   } else {
     TestResult t;
     t.name = "grading";
@@ -26,7 +27,8 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
     t.max_score = max_when_no_suite;
     r.tests.push_back(t);
   }
-  for (auto& t : r.tests) mark_not_run(t, "not graded: " + why);
+  for (auto& t : r.tests)
+    if (!set_aside(t)) mark_not_run(t, "not graded: " + why);
   return r;
 }
 

@@ -96,7 +96,8 @@ std::string failure_rates(const std::vector<GradeResult>& results) {
     int ran = 0, failed = 0;
     for (const auto& r : results)
       for (const auto& t : r.tests)
-        if (t.name == cols[i] && t.status != Status::Skipped) {
+        // Only a submission that reached its tests ran them (a compile error ran none).
+        if (t.name == cols[i] && r.state == GradeState::Graded && !report::not_measured(t)) {
           ++ran;
           if (t.status == Status::Failed) ++failed;
           break;
@@ -195,7 +196,8 @@ std::string summary_html(const std::vector<GradeResult>& results, const std::str
   h += "<title>" + xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   h += "<h1>" + xml_escape(title) + "</h1>\n" + overview(results);
   h += "<h2>Scores</h2>\n" + histogram(results);
-  h += "<h2>Failure rate per test</h2>\n<p>Failed among the submissions that ran the test.</p>\n" +
+  h += "<h2>Failure rate per test</h2>\n<p>Failed among the submissions that ran the test (those that did not "
+       "build, or where it was not measured, are left out).</p>\n" +
        failure_rates(results);
   h += "<h2>Most common diagnoses</h2>\n" + diagnoses_table(results);
   h += "<h2>Leaderboard</h2>\n" + leaderboard(results);

@@ -129,18 +129,24 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
 
   const std::string include_dir = fs::absolute(paths.include_dir, ec).string();
   const std::string kernel_dir = fs::absolute(kernel, ec).parent_path().string();
-  std::string log = "CPU backend build (kernel launches appear as ::cudacpu::launch(kernel, grid, block, ...)):\n";
+  // The heading only when the compiler said something: a clean build has no log.
+  std::string log;
+  auto heading = [](const std::string& output) {
+    return output.empty() ? output
+                          : "CPU backend build (kernel launches appear as ::cudacpu::launch(kernel, grid, block, ...)):\n" +
+                                output;
+  };
   const Step compile = run_step({cxx, "-std=c++17", "-O2", "-fno-strict-aliasing", "-fdiagnostics-color=never",
                                  "-fmax-errors=20", "-I" + include_dir, "-iquote", kernel_dir, "-c", "cpu_kernel.cpp",
                                  "-o", "cpu_kernel.o"},
                                 dir.string(), (dir / "cpu_compile.log").string(), timeout_s);
-  log += compile.output;
+  log += heading(compile.output);
   if (!compile.ok) return finish(false, log);
   const double left = timeout_s - seconds_since(t0);
   const Step link = run_step({cxx, "cpu_kernel.o", fs::absolute(paths.runner_object, ec).string(),
                               fs::absolute(paths.library, ec).string(), "-pthread", "-o", "cpu_runner"},
                              dir.string(), (dir / "cpu_link.log").string(), left);
-  log += link.output;
+  log += log.empty() ? heading(link.output) : link.output;
   if (!link.ok) return finish(false, log + "linking the CPU runner failed\n");
   r.runner = (dir / "cpu_runner").string();
   write_file((dir / "cpu_build.log").string(), log);
