@@ -892,3 +892,43 @@ TEST(WriteReports, FailureNamesThePath) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------ report.html
+
+TEST(ReportHtml, SelfContainedPageWithHeatMapAndTimingCharts) {
+  const sg::GradeResult r = sample("gpu");
+  const std::string html = sg::report_html(r);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  // Nothing fetched, nothing run: readable offline and without script.
+  for (const char* banned : {"<script", "http://", "https://", "<link", "<img", "<iframe"})
+    EXPECT_FALSE(contains(html, banned)) << banned;
+  EXPECT_TRUE(contains(html, "<strong id=\"score\">19.5 / 37</strong>")) << html;
+  for (const auto& t : r.tests) EXPECT_TRUE(contains(html, sg::report::xml_escape(t.name))) << t.name;
+  EXPECT_FALSE(contains(html, "<edge>")) << "names are escaped";
+  // The heat map: one square per tile-map cell, wrong ones red, with the first wrong element in a title.
+  const std::size_t map_at = html.find("<svg class=\"heatmap\"");
+  ASSERT_NE(map_at, std::string::npos) << html;
+  const std::string map = html.substr(map_at, html.find("</svg>", map_at) - map_at);
+  int cells = 0, wrong = 0;
+  for (std::size_t at = map.find("<rect"); at != std::string::npos; at = map.find("<rect", at + 1)) ++cells;
+  for (std::size_t at = map.find("class=\"wrong"); at != std::string::npos; at = map.find("class=\"wrong", at + 1))
+    ++wrong;
+  EXPECT_EQ(cells, 9);
+  EXPECT_EQ(wrong, 5);  // ..# ..# ###
+  EXPECT_TRUE(contains(map, "first wrong C[3][17] = nan, expected 1.25")) << map;
+  EXPECT_TRUE(contains(map, "edge")) << "m = 1000 and n = 777 leave partial tiles at the edge";
+  // The diagnosis with its id, the timing ladder with every kernel.
+  EXPECT_TRUE(contains(html, "<li data-id=\"across.k_tail\">")) << html;
+  for (const char* kernel : {">naive<", ">tiled reference<", ">cuBLAS<", ">your kernel<"})
+    EXPECT_TRUE(contains(html, kernel)) << kernel;
+  EXPECT_TRUE(contains(html, "implausible")) << "perf_2048's flag is shown";
+  // Well-formed XML, by a real parser where one is installed.
+  if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
+    const std::string dir = temp_dir();
+    for (const sg::GradeResult& x : {r, sample("cpu"), compile_error()}) {
+      std::ofstream(dir + "/report.html") << sg::report_html(x);
+      EXPECT_EQ(std::system(("xmllint --noout '" + dir + "/report.html'").c_str()), 0);
+    }
+    std::filesystem::remove_all(dir);
+  }
+}
