@@ -303,7 +303,7 @@ TEST(BatchRoster, BadMetadataNamesFileAndLine) {
 
 TEST(BatchRoster, ShardsPartitionTheSortedClass) {
   std::vector<Submission> all;
-  for (int i = 0; i < 11; ++i) all.push_back({"s" + std::to_string(100 + i), "", "", "", "folder"});
+  for (int i = 0; i < 11; ++i) all.push_back({"s" + std::to_string(100 + i), "", "", "", "folder", {}});
   std::multiset<std::string> seen;
   std::size_t smallest = all.size(), largest = 0;
   for (int i = 0; i < 4; ++i) {
@@ -608,7 +608,7 @@ TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
   copy_kernel("grader/samples/bugs/compile_error/kernel.cu", tmp / "export/submission_1001");
   write_file(tmp / "export/submission_1002/notes.txt", "no kernel");
   // submission_1003 is listed but missing from the export: still a row.
-  RunResult r = run_grade(batch_args(tmp / "export", tmp / "gs"), tmp);
+  RunResult r = run_grade(batch_args(tmp / "export", tmp / "gs", {"--export", "canvas", "--title", "SGEMM"}), tmp);
   ASSERT_EQ(r.code, 0) << r.output;
   auto book = read_gradebook(tmp / "gs/gradebook.csv");
   ASSERT_EQ(book.size(), 3u) << read_file(tmp / "gs/gradebook.csv");
@@ -616,6 +616,35 @@ TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
   EXPECT_EQ(book["grace@example.edu"]["status"], "invalid submission");
   EXPECT_EQ(book["201+202"]["status"], "invalid submission");
   EXPECT_TRUE(fs::exists(tmp / "gs/201_202/report.md"));
+  EXPECT_TRUE(fs::exists(tmp / "gs/201_202/report.html"));
+
+  // Canvas's import, column by column: one row per person (the pair gets two),
+  // matched on SIS User ID (the SID) or SIS Login ID (the email).
+  const auto canvas = lines_of(read_file(tmp / "gs/canvas.csv"));
+  const std::string max = book["1815"]["max"];
+  const std::vector<std::vector<std::string>> expected = {
+      {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "SGEMM"},
+      {"Points Possible", "", "", "", "", max},
+      {"Ada Lovelace", "", "1815", "ada@example.edu", "", "0"},  // in the gradebook's order of ids
+      {"Pair One", "", "201", "", "", "0"},
+      {"Pair Two", "", "202", "", "", "0"},
+      {"Grace Hopper", "", "", "grace@example.edu", "", "0"}};
+  ASSERT_EQ(canvas.size(), expected.size()) << read_file(tmp / "gs/canvas.csv");
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto cells = split_csv_simple(canvas[i]);
+    ASSERT_EQ(cells.size(), expected[i].size()) << canvas[i];
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      EXPECT_EQ(cells[c], expected[i][c]) << "row " << i << ", column " << expected[0][c];
+  }
+  EXPECT_EQ(read_file(tmp / "gs/canvas.csv").find("\r\n"), canvas[0].size()) << "CRLF line ends";
+  // members.csv: the same people with their shared submission's id.
+  const auto members = lines_of(read_file(tmp / "gs/members.csv"));
+  ASSERT_EQ(members.size(), 5u);
+  EXPECT_EQ(split_csv_simple(members[0]),
+            (std::vector<std::string>{"student", "name", "sid", "email", "total", "max", "status"}));
+  EXPECT_EQ(split_csv_simple(members[2]),
+            (std::vector<std::string>{"201+202", "Pair One", "201", "", "0", max, "invalid submission"}));
+  EXPECT_EQ(split_csv_simple(members[3])[1], "Pair Two");
 
   // A folder of clones: kernel.cu sits below the top, .git holds history.
   copy_kernel("grader/samples/bugs/compile_error/kernel.cu", tmp / "clones/eve/src");
@@ -628,6 +657,35 @@ TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
   ASSERT_EQ(book.size(), 2u);
   EXPECT_EQ(book["eve"]["status"], "compile error") << "kernel.cu found inside the clone";
   EXPECT_EQ(book["finn"]["status"], "invalid submission");
+}
+
+TEST(BatchEndToEnd, OnlyRegradesTheNamedStudents) {
+  TempDir tmp;
+  const std::string subs = tmp / "class", out = tmp / "out";
+  for (const char* id : {"a", "b", "c"}) copy_kernel("grader/samples/bugs/compile_error/kernel.cu", subs + "/" + id);
+  RunResult r = run_grade(batch_args(subs, out), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string before = read_file(out + "/journal.jsonl");
+  ASSERT_EQ(lines_of(before).size(), 3u);
+  // b fixes the bug; a changes too but is not named, so keeps its old result.
+  copy_kernel("student/kernel.cu", subs + "/b");
+  copy_kernel("student/kernel.cu", subs + "/a");
+  r = run_grade(batch_args(subs, out, {"--only", "b"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string after = read_file(out + "/journal.jsonl");
+  EXPECT_EQ(after.substr(0, before.size()), before) << "the earlier lines are untouched";
+  const std::vector<JournalEntry> entries = journal_of(out);
+  ASSERT_EQ(entries.size(), 4u) << after;
+  EXPECT_EQ(entries[3].student, "b") << "one new line, for b only";
+  const auto book = read_gradebook(out + "/gradebook.csv");
+  EXPECT_EQ(book.at("b").at("status"), "graded") << "class outputs rebuilt with b's new result";
+  EXPECT_EQ(book.at("a").at("status"), "compile error");
+  EXPECT_EQ(book.at("c").at("status"), "compile error");
+  // A name that is not in the class is refused, and nothing changes.
+  r = run_grade(batch_args(subs, out, {"--only", "zoe"}), tmp);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("no student 'zoe'"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(out + "/journal.jsonl"), after);
 }
 
 TEST(BatchEndToEnd, CrashedAndHungGradersDoNotStopTheBatch) {

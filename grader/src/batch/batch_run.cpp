@@ -14,6 +14,7 @@
 #include "batch/gpu_inventory.h"
 #include "batch/grade_pool.h"
 #include "batch/journal.h"
+#include "batch/lms_export.h"
 #include "batch/merge_shards.h"
 #include "batch/progress.h"
 #include "batch/roster.h"
@@ -181,7 +182,20 @@ int BatchRun::run() {
     return 2;
   }
   journal_ = out_ + "/journal.jsonl";
-  if (fs::exists(journal_) && !o_.resume && !o_.regrade) {
+  if (!o_.only.empty()) {
+    // --only: a regrade of named students inside an existing batch.
+    if (!fs::exists(journal_)) {
+      std::fprintf(log_, "grade batch: --only regrades students of an existing batch, and %s holds none\n",
+                   out_.c_str());
+      return 2;
+    }
+    for (const auto& id : o_.only)
+      if (std::none_of(roster.begin(), roster.end(), [&](const Submission& s) { return s.id == id; })) {
+        std::fprintf(log_, "grade batch: --only: no student '%s' in %s\n", id.c_str(), subs.c_str());
+        return 2;
+      }
+  }
+  if (fs::exists(journal_) && !o_.resume && !o_.regrade && o_.only.empty()) {
     std::fprintf(log_,
                  "grade batch: %s already holds a batch (%s); nothing was changed.\n"
                  "  --resume   grade only what is unfinished or changed since\n"
@@ -233,7 +247,12 @@ int BatchRun::run() {
       p.hash = "unreadable";  // grade will say what is wrong with it
     }
     const auto it = latest.find(s.id);
-    if (!o_.regrade && it != latest.end()) {
+    const bool named = std::find(o_.only.begin(), o_.only.end(), s.id) != o_.only.end();
+    if (!o_.only.empty() && !named) {
+      ++kept;  // --only: everyone else keeps their result and journal lines
+      continue;
+    }
+    if (!o_.regrade && !named && it != latest.end()) {
       const bool same = it->second.hash == p.hash;
       const bool have_results = fs::exists(p.dir + "/" + kResultFile);
       if (same && have_results) {
@@ -430,6 +449,10 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   for (const auto& n : notes) std::fprintf(log_, "grade batch: warning: %s\n", n.c_str());
   const std::string title = o_.title.empty() ? "Tiled SGEMM: suite " + suite_.name : o_.title;
   write_batch_reports(results, out_, title);
+  const std::vector<Person> people = people_of(roster);
+  const bool metadata = std::any_of(roster.begin(), roster.end(), [](const Submission& s) { return !s.members.empty(); });
+  if (metadata) write_file_atomically(out_ + "/members.csv", members_csv(people, results));
+  if (o_.export_canvas) write_file_atomically(out_ + "/canvas.csv", canvas_csv(people, results, title));
   if (o_.quiet) return;
   std::size_t graded = 0;
   for (const auto& r : results) graded += r.state == GradeState::Graded;
