@@ -40,7 +40,7 @@ python3 - "$PWD/build/test-grades/gpu" > "$OUT/sample-scores.txt" <<'PY'
 import json, os, sys, glob
 for f in sorted(glob.glob(sys.argv[1] + "/*/*/results.json")):
     r = json.load(open(f))
-    failed = [t["name"] for t in r["tests"] if t["status"] == "failed"]
+    failed = [t["name"] for t in r["tests"] if t.get("status") == "failed"]
     x = r["extra_data"]
     print("%-38s %6.2f %-16s %5.1fs  fail: %s" % (f.split("/gpu/")[1][:-13], r["score"], x["state"],
           r["execution_time"], ",".join(failed)[:150]))
@@ -52,7 +52,7 @@ import json, sys, glob
 out = {}
 for f in sorted(glob.glob(sys.argv[1] + "/*/*/results.json")):
     r = json.load(open(f))
-    out[f.split("/gpu/")[1][:-13]] = {"score": r["score"], "tests": {t["name"]: t["status"] for t in r["tests"]}}
+    out[f.split("/gpu/")[1][:-13]] = {"score": r["score"], "tests": {t["name"]: t.get("status", "not measured") for t in r["tests"]}}
 print(json.dumps(out, indent=1))
 PY
 printf '%s\n' "${summary[@]}"

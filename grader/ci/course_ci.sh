@@ -53,7 +53,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 x = d.get("extra_data", {})
 num = lambda v: ("%g" % v)
-print(x.get("state", "?"), num(d["score"]), num(x.get("max_score", sum(t["max_score"] for t in d["tests"]))),
+print(x.get("state", "?"), num(d["score"]), num(x.get("max_score", sum(t.get("max_score", 0) for t in d["tests"]))),
       x.get("backend", "?"))
 PY
 }

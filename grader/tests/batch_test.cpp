@@ -1,5 +1,5 @@
 // Tests of batch grading (grader/src/batch, `grade batch`): the pieces
-// (hash, roster, journal, results reader, Slurm script, process pool) and the
+// (hash, roster, journal, Slurm script, process pool) and the
 // whole command end to end on the CPU backend with the smoke suite, using a
 // handful of real submissions: the reference, the handout skeleton, a compile
 // error and a folder without kernel.cu.
@@ -26,7 +26,6 @@
 #include "batch/gradescope_export.h"
 #include "batch/grade_pool.h"
 #include "batch/journal.h"
-#include "batch/result_reader.h"
 #include "batch/roster.h"
 #include "batch/slurm_plan.h"
 #include "gpu_guard.h"
@@ -304,7 +303,7 @@ TEST(BatchRoster, BadMetadataNamesFileAndLine) {
 
 TEST(BatchRoster, ShardsPartitionTheSortedClass) {
   std::vector<Submission> all;
-  for (int i = 0; i < 11; ++i) all.push_back({"s" + std::to_string(100 + i), "", "", "", "folder"});
+  for (int i = 0; i < 11; ++i) all.push_back({"s" + std::to_string(100 + i), "", "", "", "folder", {}});
   std::multiset<std::string> seen;
   std::size_t smallest = all.size(), largest = 0;
   for (int i = 0; i < 4; ++i) {
@@ -358,102 +357,6 @@ TEST(BatchJournal, RoundTripsAndSurvivesATornLine) {
   ASSERT_EQ(latest.size(), 2u);
   EXPECT_EQ(latest.at(a.student).score, 9) << "the last entry of a student wins";
   EXPECT_EQ(lines_of(read_file(path)).size(), 4u) << "one entry per line";
-}
-
-sg::GradeResult sample_result() {
-  sg::GradeResult r;
-  r.student = "ada";
-  r.submission = "class/ada";
-  r.suite_name = "smoke";
-  r.suite_path = "testcases/smoke.yaml";
-  r.backend = sg::BackendKind::Gpu;
-  r.device = "Test GPU (sm_90)";
-  r.state = sg::GradeState::Graded;
-  r.seed = 18446744073709551557ull;
-  r.seed_given = true;
-  r.execution_time = 12.5;
-  r.compile_time = 3.25;
-  r.leaderboard_gflops = 812.5;
-  sg::TestResult ok;
-  ok.name = "square_64";
-  ok.kind = sg::TestKind::Correctness;
-  ok.status = sg::Status::Passed;
-  ok.score = ok.max_score = 2;
-  ok.verdict = "passed";
-  ok.m = ok.k = ok.n = 64;
-  sg::TestResult bad = ok;
-  bad.name = "odd/45";
-  bad.status = sg::Status::Failed;
-  bad.score = 0;
-  bad.max_score = 3;
-  bad.visibility = sg::Visibility::Hidden;
-  bad.verdict = "wrong result: 12 of 1305 elements";
-  bad.diagnoses = {{"boundary.edge_wrong", "boundary handling"}};
-  sg::Comparison c;
-  c.checked = 1305;
-  c.wrong = 12;
-  c.non_finite = 2;
-  c.worst_ratio = 40.5;
-  c.first_wrong.push_back({44, 3, 1.5f, 2.25, 1e-6});
-  c.tile_map = {"..#", "###"};
-  bad.comparison = c;
-  sg::TestResult perf = ok;
-  perf.name = "perf_2048/performance";
-  perf.kind = sg::TestKind::Performance;
-  perf.status = sg::Status::Partial;
-  perf.score = 3.5;
-  perf.max_score = 7;
-  sg::Timing t;
-  t.student_ms = 2.5;
-  t.reference_ms = 2.0;
-  t.speedup = 0.8;
-  t.student_gflops = 812.5;
-  t.samples = 15;
-  t.implausible = false;
-  perf.timing = t;
-  r.tests = {ok, bad, perf};
-  return r;
-}
-
-TEST(BatchResults, ReadsBackWhatResultsJsonWrote) {
-  const sg::GradeResult in = sample_result();
-  const sg::GradeResult out = parse_results_json(sg::results_json(in), "x/results.json");
-  EXPECT_EQ(out.student, "ada");
-  EXPECT_EQ(out.state, sg::GradeState::Graded);
-  EXPECT_EQ(out.backend, sg::BackendKind::Gpu);
-  EXPECT_EQ(out.device, in.device);
-  EXPECT_EQ(out.suite_name, "smoke");
-  EXPECT_EQ(out.seed, in.seed);
-  EXPECT_TRUE(out.seed_given);
-  EXPECT_DOUBLE_EQ(out.execution_time, 12.5);
-  EXPECT_DOUBLE_EQ(out.compile_time, 3.25);
-  ASSERT_TRUE(out.leaderboard_gflops.has_value());
-  EXPECT_DOUBLE_EQ(*out.leaderboard_gflops, 812.5);
-  ASSERT_EQ(out.tests.size(), 3u);
-  EXPECT_DOUBLE_EQ(out.score(), in.score());
-  EXPECT_DOUBLE_EQ(out.max_score(), in.max_score());
-  EXPECT_EQ(out.tests[0].status, sg::Status::Passed);
-  EXPECT_EQ(out.tests[1].name, "odd/45");
-  EXPECT_EQ(out.tests[1].status, sg::Status::Failed);
-  EXPECT_EQ(out.tests[1].visibility, sg::Visibility::Hidden);
-  EXPECT_EQ(out.tests[1].diagnoses, in.tests[1].diagnoses);
-  ASSERT_TRUE(out.tests[1].comparison.has_value());
-  EXPECT_EQ(out.tests[1].comparison->wrong, 12);
-  EXPECT_EQ(out.tests[1].comparison->tile_map, in.tests[1].comparison->tile_map);
-  ASSERT_EQ(out.tests[1].comparison->first_wrong.size(), 1u);
-  EXPECT_EQ(out.tests[1].comparison->first_wrong[0].row, 44);
-  EXPECT_EQ(out.tests[2].status, sg::Status::Partial);
-  EXPECT_EQ(out.tests[2].kind, sg::TestKind::Performance);
-  ASSERT_TRUE(out.tests[2].timing.has_value());
-  EXPECT_DOUBLE_EQ(out.tests[2].timing->speedup, 0.8);
-  EXPECT_EQ(out.tests[2].timing->samples, 15);
-
-  try {
-    parse_results_json("{\"score\": 1", "class/ada/results.json");
-    FAIL() << "truncated JSON accepted";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("class/ada/results.json"), std::string::npos);
-  }
 }
 
 TEST(BatchSlurm, ScriptRunsOneShardPerArrayTask) {
@@ -593,7 +496,7 @@ TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
     EXPECT_FALSE(e.finished_at.empty());
   }
   const std::string html = read_file(out + "/summary.html");
-  for (const char* s : {"alice/report.md", "bob/report.md", "carol/report.md", "dave/report.md"})
+  for (const char* s : {"alice/report.html", "bob/report.html", "carol/report.html", "dave/report.html"})
     EXPECT_NE(html.find(s), std::string::npos) << s;
 
   const std::string before = read_file(out + "/journal.jsonl");
@@ -705,7 +608,7 @@ TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
   copy_kernel("grader/samples/bugs/compile_error/kernel.cu", tmp / "export/submission_1001");
   write_file(tmp / "export/submission_1002/notes.txt", "no kernel");
   // submission_1003 is listed but missing from the export: still a row.
-  RunResult r = run_grade(batch_args(tmp / "export", tmp / "gs"), tmp);
+  RunResult r = run_grade(batch_args(tmp / "export", tmp / "gs", {"--export", "canvas", "--title", "SGEMM"}), tmp);
   ASSERT_EQ(r.code, 0) << r.output;
   auto book = read_gradebook(tmp / "gs/gradebook.csv");
   ASSERT_EQ(book.size(), 3u) << read_file(tmp / "gs/gradebook.csv");
@@ -713,6 +616,35 @@ TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
   EXPECT_EQ(book["grace@example.edu"]["status"], "invalid submission");
   EXPECT_EQ(book["201+202"]["status"], "invalid submission");
   EXPECT_TRUE(fs::exists(tmp / "gs/201_202/report.md"));
+  EXPECT_TRUE(fs::exists(tmp / "gs/201_202/report.html"));
+
+  // Canvas's import, column by column: one row per person (the pair gets two),
+  // matched on SIS User ID (the SID) or SIS Login ID (the email).
+  const auto canvas = lines_of(read_file(tmp / "gs/canvas.csv"));
+  const std::string max = book["1815"]["max"];
+  const std::vector<std::vector<std::string>> expected = {
+      {"Student", "ID", "SIS User ID", "SIS Login ID", "Section", "SGEMM"},
+      {"Points Possible", "", "", "", "", max},
+      {"Ada Lovelace", "", "1815", "ada@example.edu", "", "0"},  // in the gradebook's order of ids
+      {"Pair One", "", "201", "", "", "0"},
+      {"Pair Two", "", "202", "", "", "0"},
+      {"Grace Hopper", "", "", "grace@example.edu", "", "0"}};
+  ASSERT_EQ(canvas.size(), expected.size()) << read_file(tmp / "gs/canvas.csv");
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const auto cells = split_csv_simple(canvas[i]);
+    ASSERT_EQ(cells.size(), expected[i].size()) << canvas[i];
+    for (std::size_t c = 0; c < cells.size(); ++c)
+      EXPECT_EQ(cells[c], expected[i][c]) << "row " << i << ", column " << expected[0][c];
+  }
+  EXPECT_EQ(read_file(tmp / "gs/canvas.csv").find("\r\n"), canvas[0].size()) << "CRLF line ends";
+  // members.csv: the same people with their shared submission's id.
+  const auto members = lines_of(read_file(tmp / "gs/members.csv"));
+  ASSERT_EQ(members.size(), 5u);
+  EXPECT_EQ(split_csv_simple(members[0]),
+            (std::vector<std::string>{"student", "name", "sid", "email", "total", "max", "status"}));
+  EXPECT_EQ(split_csv_simple(members[2]),
+            (std::vector<std::string>{"201+202", "Pair One", "201", "", "0", max, "invalid submission"}));
+  EXPECT_EQ(split_csv_simple(members[3])[1], "Pair Two");
 
   // A folder of clones: kernel.cu sits below the top, .git holds history.
   copy_kernel("grader/samples/bugs/compile_error/kernel.cu", tmp / "clones/eve/src");
@@ -725,6 +657,35 @@ TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
   ASSERT_EQ(book.size(), 2u);
   EXPECT_EQ(book["eve"]["status"], "compile error") << "kernel.cu found inside the clone";
   EXPECT_EQ(book["finn"]["status"], "invalid submission");
+}
+
+TEST(BatchEndToEnd, OnlyRegradesTheNamedStudents) {
+  TempDir tmp;
+  const std::string subs = tmp / "class", out = tmp / "out";
+  for (const char* id : {"a", "b", "c"}) copy_kernel("grader/samples/bugs/compile_error/kernel.cu", subs + "/" + id);
+  RunResult r = run_grade(batch_args(subs, out), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string before = read_file(out + "/journal.jsonl");
+  ASSERT_EQ(lines_of(before).size(), 3u);
+  // b fixes the bug; a changes too but is not named, so keeps its old result.
+  copy_kernel("student/kernel.cu", subs + "/b");
+  copy_kernel("student/kernel.cu", subs + "/a");
+  r = run_grade(batch_args(subs, out, {"--only", "b"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  const std::string after = read_file(out + "/journal.jsonl");
+  EXPECT_EQ(after.substr(0, before.size()), before) << "the earlier lines are untouched";
+  const std::vector<JournalEntry> entries = journal_of(out);
+  ASSERT_EQ(entries.size(), 4u) << after;
+  EXPECT_EQ(entries[3].student, "b") << "one new line, for b only";
+  const auto book = read_gradebook(out + "/gradebook.csv");
+  EXPECT_EQ(book.at("b").at("status"), "graded") << "class outputs rebuilt with b's new result";
+  EXPECT_EQ(book.at("a").at("status"), "compile error");
+  EXPECT_EQ(book.at("c").at("status"), "compile error");
+  // A name that is not in the class is refused, and nothing changes.
+  r = run_grade(batch_args(subs, out, {"--only", "zoe"}), tmp);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("no student 'zoe'"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(out + "/journal.jsonl"), after);
 }
 
 TEST(BatchEndToEnd, CrashedAndHungGradersDoNotStopTheBatch) {

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
@@ -21,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "model/plan.h"
+#include "pipeline/case_report.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 
@@ -126,9 +129,11 @@ sg::GradeResult sample(const std::string& backend) {
     r.tests.push_back(odd_perf);
     r.leaderboard_gflops = 1073.7;
   } else {
+    // As plan_tests sets them aside on a backend that cannot time.
     for (const char* name : {"perf_1024", "perf_2048"}) {
-      sg::TestResult perf = make_test(name, "performance", sg::Status::Skipped, 0, 2, 2048, 2048, 2048);
-      perf.verdict = "skipped";
+      sg::TestResult perf = make_test(name, "performance", sg::Status::Skipped, 0, 0, 2048, 2048, 2048);
+      perf.verdict = sg::kCpuNotTimed;
+      perf.detail = "worth 2 points when graded on a GPU";
       r.tests.push_back(perf);
     }
   }
@@ -147,7 +152,8 @@ sg::GradeResult compile_error() {
   r.student_output.clear();
   r.compile_time = 1.5;
   for (auto& t : r.tests) {
-    t.status = sg::Status::Skipped;
+    if (t.status == sg::Status::Skipped && t.max_score == 0) continue;  // not measured either way
+    t.status = sg::Status::Failed;
     t.score = 0;
     t.verdict = "not run: compile error";
     t.comparison.reset();
@@ -250,15 +256,22 @@ void expect_gradescope_schema(const json& j) {
     ASSERT_TRUE(t.is_object());
     ASSERT_TRUE(t.contains("name") && t["name"].is_string());
     ASSERT_TRUE(t.contains("score") && t["score"].is_number()) << t["name"];
-    ASSERT_TRUE(t.contains("max_score") && t["max_score"].is_number()) << t["name"];
-    ASSERT_TRUE(t.contains("status") && t["status"].is_string()) << t["name"];
     ASSERT_TRUE(t.contains("output") && t["output"].is_string()) << t["name"];
     ASSERT_TRUE(t.contains("visibility") && t["visibility"].is_string()) << t["name"];
     ASSERT_TRUE(t.contains("number") && t["number"].is_string()) << t["name"];
-    const std::string status = t["status"];
-    EXPECT_TRUE(status == "passed" || status == "failed") << status;
     EXPECT_TRUE(kVisibilities.count(t["visibility"].get<std::string>())) << t["visibility"];
-    EXPECT_LE(t["score"].get<double>(), t["max_score"].get<double>()) << t["name"];
+    // A test that was not measured has neither status nor max_score, so that
+    // Gradescope shows it as neither passed nor failed; its output says why.
+    ASSERT_EQ(t.contains("status"), t.contains("max_score")) << t["name"];
+    if (!t.contains("status")) {
+      EXPECT_EQ(t["score"].get<double>(), 0) << t["name"];
+      EXPECT_EQ(t["output"].get<std::string>().rfind("Not measured: ", 0), 0u) << t["output"];
+    } else {
+      ASSERT_TRUE(t["max_score"].is_number()) << t["name"];
+      const std::string status = t["status"];
+      EXPECT_TRUE(status == "passed" || status == "failed") << status;
+      EXPECT_LE(t["score"].get<double>(), t["max_score"].get<double>()) << t["name"];
+    }
     EXPECT_TRUE(std::regex_match(t["number"].get<std::string>(), std::regex("[0-9]+\\.[0-9]+")));
     EXPECT_TRUE(numbers.insert(t["number"].get<std::string>()).second) << "duplicate number";
     if (t.contains("output_format")) {
@@ -310,18 +323,20 @@ TEST(ResultsJson, MapsStatusVisibilityAndOrder) {
   const json& tests = j["tests"];
   ASSERT_EQ(tests.size(), r.tests.size());
   // Partial marks are not a pass (Gradescope's own rule: score < max_score);
-  // a skipped check worth nothing costs nothing, so it does not show as failed.
+  // a skipped check worth nothing was not measured: neither passed nor failed ("").
   const std::vector<std::string> expected = {"passed", "failed", "failed", "passed",
-                                             "failed", "failed", "passed", "passed"};
+                                             "failed", "failed", "passed", ""};
   ASSERT_EQ(expected.size(), r.tests.size());
   for (std::size_t i = 0; i < r.tests.size(); ++i) {
     const sg::TestResult& t = r.tests[i];
     EXPECT_EQ(tests[i]["name"], t.name);
-    EXPECT_EQ(tests[i]["status"], expected[i]) << t.name;
+    EXPECT_EQ(tests[i].value("status", ""), expected[i]) << t.name;
     EXPECT_EQ(tests[i]["visibility"],
               t.visibility == sg::Visibility::Hidden ? "after_published" : "visible") << t.name;
     EXPECT_DOUBLE_EQ(tests[i]["score"].get<double>(), t.score);
-    EXPECT_DOUBLE_EQ(tests[i]["max_score"].get<double>(), t.max_score);
+    if (!expected[i].empty()) {
+      EXPECT_DOUBLE_EQ(tests[i]["max_score"].get<double>(), t.max_score);
+    }
   }
   // Correctness cases are numbered before performance cases, checks last.
   EXPECT_EQ((*find_test(tests, "small_square"))["number"], "1.1");
@@ -397,16 +412,19 @@ TEST(ResultsJson, CpuBackendSaysPerformanceIsNotMeasured) {
     }
     ++unmeasured;
     EXPECT_EQ(j["extra_data"]["tests"][i]["measured"], false);
-    EXPECT_EQ(j["tests"][i]["status"], "failed");
-    EXPECT_TRUE(contains(j["tests"][i]["output"], "not measured on the CPU backend"));
+    EXPECT_FALSE(j["tests"][i].contains("status")) << "neither passed nor failed";
+    EXPECT_FALSE(j["tests"][i].contains("max_score"));
+    const std::string out = j["tests"][i]["output"];
+    EXPECT_EQ(out.rfind("Not measured: not measured on the CPU backend (performance cases need a GPU)\n", 0), 0u)
+        << out;
+    EXPECT_TRUE(contains(out, "worth 2 points when graded on a GPU")) << out;
+    // The verdict already says so: not repeated.
+    EXPECT_FALSE(contains(out, "Timing: not measured")) << out;
   }
-  // A verdict that already says so is not repeated.
-  sg::GradeResult judged = r;
-  judged.tests[4].verdict = "not measured on the CPU backend (performance cases need a GPU)";
-  const std::string once = json::parse(sg::results_json(judged))["tests"][4]["output"];
-  EXPECT_EQ(once.find("not measured"), once.rfind("not measured")) << once;
   EXPECT_EQ(unmeasured, 2);
-  EXPECT_TRUE(contains(j["output"], "not measured on the CPU backend"));
+  const std::string summary = j["output"];
+  EXPECT_TRUE(contains(summary, "(3 of 5 tests passed, 3 not measured)")) << summary;
+  EXPECT_TRUE(contains(summary, "neither passed nor failed")) << summary;
 }
 
 TEST(ResultsJson, SummaryNamesBackendDeviceSeedBuildAndOutput) {
@@ -448,10 +466,18 @@ TEST(ResultsJson, CompileErrorScoresZeroAndShowsTheLog) {
   const std::string out = j["output"];
   EXPECT_TRUE(contains(out, "compile error"));
   EXPECT_TRUE(contains(out, "identifier \"tileA\" is undefined"));
-  for (const auto& t : j["tests"])
-    if (t["max_score"].get<double>() > 0) {
-      EXPECT_EQ(t["status"], "failed") << t["name"];
+  // Every test that could have run failed; those not measured on this backend
+  // stay so, and out of the maximum, as for a submission that built.
+  int unmeasured = 0;
+  for (const auto& t : j["tests"]) {
+    if (!t.contains("status")) {
+      ++unmeasured;
+      continue;
     }
+    EXPECT_EQ(t["status"], "failed") << t["name"];
+  }
+  EXPECT_EQ(unmeasured, 3);
+  EXPECT_EQ(j["extra_data"]["max_score"].get<double>(), sample("cpu").max_score());
 }
 
 TEST(TextClean, RandomBytesBecomeValidUtf8WithoutControls) {
@@ -508,9 +534,10 @@ TEST(JUnitXml, IsWellFormedWithConsistentCounts) {
     for (const json* a : {&s["attrs"], &j["attrs"]}) {
       EXPECT_EQ((*a)["tests"], std::to_string(r.tests.size()));
       EXPECT_EQ((*a)["failures"], std::to_string(failed));
-      EXPECT_EQ((*a)["skipped"], std::to_string(skipped));
       EXPECT_TRUE(a->contains("time"));
     }
+    EXPECT_EQ(s["attrs"]["skipped"], std::to_string(skipped));
+    EXPECT_FALSE(j["attrs"].contains("skipped")) << "not allowed on <testsuites> by Jenkins' schema";
     EXPECT_EQ(s["props"]["backend"], backend);
   }
 }
@@ -535,14 +562,76 @@ TEST(JUnitXml, CompileErrorFailsTheSubmission) {
   const json j = parse_junit(sg::junit_xml(r));
   ASSERT_FALSE(j.is_null());
   const json& s = j["suites"][0];
-  // Every test was skipped, so only the extra "submission" case can fail CI.
+  // The extra "submission" case fails, with every test that could not run;
+  // those not measured on this backend are skipped either way.
+  int failed = 0, skipped = 0;
+  for (const auto& t : r.tests) {
+    failed += t.status == sg::Status::Failed;
+    skipped += t.status == sg::Status::Skipped;
+  }
+  EXPECT_EQ(skipped, 3);
   EXPECT_EQ(s["attrs"]["tests"], std::to_string(r.tests.size() + 1));
-  EXPECT_EQ(s["attrs"]["failures"], "1");
-  EXPECT_EQ(s["attrs"]["skipped"], std::to_string(r.tests.size()));
+  EXPECT_EQ(s["attrs"]["failures"], std::to_string(1 + failed));
+  EXPECT_EQ(s["attrs"]["skipped"], std::to_string(skipped));
   EXPECT_EQ(s["cases"][0]["name"], "submission");
   EXPECT_EQ(s["cases"][0]["failure"], "compile error");
   EXPECT_TRUE(contains(s["cases"][0]["failure_text"], "identifier \"tileA\" is undefined"));
   EXPECT_TRUE(contains(s["err"], "identifier \"tileA\" is undefined"));
+}
+
+// Attributes each element may carry: those both Jenkins' JUnit schema
+// (xunit-plugin junit-10.xsd) and Ant's XMLJUnitResultFormatter output allow.
+// Jenkins rejects `skipped` on <testsuites>; on <testsuite> it is allowed.
+const std::map<std::string, std::set<std::string>>& junit_attributes() {
+  static const std::map<std::string, std::set<std::string>> allowed = {
+      {"testsuites", {"name", "time", "tests", "failures", "disabled", "errors"}},
+      {"testsuite", {"name", "tests", "failures", "errors", "time", "disabled", "skipped", "timestamp", "hostname",
+                     "id", "package"}},
+      {"properties", {}},
+      {"property", {"name", "value"}},
+      {"testcase", {"name", "assertions", "time", "classname", "status"}},
+      {"skipped", {"message"}},
+      {"failure", {"message", "type"}},
+      {"error", {"message", "type"}},
+      {"system-out", {}},
+      {"system-err", {}}};
+  return allowed;
+}
+
+TEST(JUnitXml, AttributesAreThoseJenkinsAndAntAccept) {
+  for (const sg::GradeResult& r : {sample("gpu"), sample("cpu"), compile_error()}) {
+    const std::string xml = sg::junit_xml(r);
+    const std::regex tag("<([A-Za-z][A-Za-z0-9-]*)((?:\\s+[A-Za-z_:][A-Za-z0-9_.:-]*=\"[^\"]*\")*)\\s*/?>");
+    const std::regex attribute("([A-Za-z_:][A-Za-z0-9_.:-]*)=\"");
+    int elements = 0;
+    for (auto it = std::sregex_iterator(xml.begin(), xml.end(), tag); it != std::sregex_iterator(); ++it) {
+      const std::string element = (*it)[1];
+      ++elements;
+      const auto allowed = junit_attributes().find(element);
+      ASSERT_NE(allowed, junit_attributes().end()) << "element <" << element << "> is in no JUnit schema";
+      const std::string attrs = (*it)[2];
+      std::set<std::string> seen;
+      for (auto a = std::sregex_iterator(attrs.begin(), attrs.end(), attribute); a != std::sregex_iterator(); ++a) {
+        const std::string name = (*a)[1];
+        EXPECT_TRUE(allowed->second.count(name)) << "<" << element << " " << name << "=...> is not allowed";
+        EXPECT_TRUE(seen.insert(name).second) << "duplicate " << name << " on <" << element << ">";
+      }
+      if (element == "testsuite" || element == "testcase") {
+        EXPECT_TRUE(seen.count("name")) << element;
+      }
+      if (element == "testsuite") {
+        EXPECT_TRUE(seen.count("tests"));
+      }
+    }
+    EXPECT_GT(elements, 10);
+    // And well-formed, by a real XML parser where one is installed.
+    if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
+      const std::string dir = temp_dir();
+      std::ofstream(dir + "/junit.xml") << xml;
+      EXPECT_EQ(std::system(("xmllint --noout '" + dir + "/junit.xml'").c_str()), 0) << xml;
+      std::filesystem::remove_all(dir);
+    }
+  }
 }
 
 // ------------------------------------------------------------------ report.md
@@ -584,11 +673,11 @@ TEST(ReportMarkdown, HeaderAndTestTable) {
   EXPECT_TRUE(contains(perf, "1024x1024x1024"));
   EXPECT_TRUE(contains(perf, "1073.7"));
   EXPECT_TRUE(contains(perf, "1.5x"));
-  // The hostile name: '|' escaped, no raw HTML.
-  const std::string hidden = table_row(md, "hidden &lt;edge>");
-  EXPECT_TRUE(contains(hidden, "\\| 'x'")) << hidden;
+  // The hostile name: Markdown's punctuation backslash-escaped, no raw HTML.
+  const std::string hidden = table_row(md, "hidden \\<edge> \\& \"case\" \\| 'x'");
+  EXPECT_FALSE(hidden.empty()) << md;
   EXPECT_TRUE(contains(hidden, "(hidden)"));
-  EXPECT_FALSE(contains(md, "<edge>"));
+  EXPECT_FALSE(std::regex_search(md, std::regex("[^\\\\]<edge>"))) << "raw HTML";
 }
 
 TEST(ReportMarkdown, FailingTestSectionShowsTheEvidence) {
@@ -618,7 +707,50 @@ TEST(ReportMarkdown, PerformanceSection) {
 
   const std::string cpu = sg::report_markdown(sample("cpu"));
   EXPECT_TRUE(contains(cpu, "not measured on the CPU backend"));
-  EXPECT_TRUE(contains(table_row(cpu, "perf_1024"), "not measured (CPU)"));
+  const std::string unmeasured = table_row(cpu, "perf_1024");
+  EXPECT_TRUE(contains(unmeasured, "| not measured | - |")) << unmeasured;
+}
+
+TEST(ReportMarkdown, EachFactOnceEscapedAndPlainNumbers) {
+  sg::GradeResult r = sample("gpu");
+  sg::TestResult& odd = r.tests[1];
+  // The judge's detail opens with the comparison as text, as record_comparison writes it.
+  odd.detail = sg::describe_comparison(*odd.comparison, odd.m, odd.n) + "load B[t*n + col] only when t*16 + ty < k\n";
+  odd.diagnoses = {{"index.b", "B[t*n + col] reads past <k> & stays _wrong_"}};
+  const std::string md = sg::report_markdown(r);
+  const std::size_t at = md.find("### odd_k");
+  ASSERT_NE(at, std::string::npos) << md;
+  const std::string section = md.substr(at, md.find("### ", at + 4) - at);
+  // The elements and the tile map once each: as tables and a map, not again as text.
+  EXPECT_FALSE(contains(section, "first wrong elements (row, col)")) << section;
+  EXPECT_FALSE(contains(section, "wrong output tiles")) << section;
+  EXPECT_EQ(section.find("..#\n..#\n###"), section.rfind("..#\n..#\n###")) << section;
+  EXPECT_TRUE(contains(section, "load B[t*n + col] only when")) << "the rest of the detail stays:\n" << section;
+  // Markdown text keeps its characters: escaped, never turned into emphasis or HTML.
+  EXPECT_TRUE(contains(section, "- B\\[t\\*n + col\\] reads past \\<k> \\& stays \\_wrong\\_")) << section;
+  EXPECT_FALSE(contains(md, "&lt;"));
+  // No heading without content; points as people write them.
+  for (const sg::GradeResult& x : {r, sample("cpu"), compile_error()}) {
+    const std::string text = sg::report_markdown(x);
+    std::istringstream in(text);
+    std::string line, previous_heading;
+    bool body = true;
+    std::size_t previous_level = 0;
+    while (std::getline(in, line)) {
+      if (line.rfind("#", 0) == 0) {
+        const std::size_t level = line.find_first_not_of('#');
+        // A heading holds text, or sections of its own.
+        EXPECT_TRUE(body || level > previous_level) << "empty section: " << previous_heading;
+        previous_heading = line;
+        previous_level = level;
+        body = false;
+      } else if (!line.empty()) {
+        body = true;
+      }
+    }
+    EXPECT_TRUE(body) << "empty last section: " << previous_heading;
+    EXPECT_FALSE(std::regex_search(text, std::regex("[0-9]\\.[0-9]*000000"))) << text;
+  }
 }
 
 TEST(ReportMarkdown, BuildLogAndCappedStudentOutput) {
@@ -652,7 +784,8 @@ TEST(TerminalSummary, PlainTableWithoutColour) {
   EXPECT_TRUE(contains(s, "19.5/37"));
   EXPECT_TRUE(contains(s, "FAIL"));
   EXPECT_TRUE(contains(s, "PART"));
-  EXPECT_TRUE(contains(s, "SKIP"));
+  EXPECT_TRUE(contains(s, "----")) << "not measured: neither PASS nor FAIL";
+  EXPECT_TRUE(contains(s, "3 of 7 tests passed, 1 not measured")) << s;
   EXPECT_TRUE(contains(s, "wrong result: 312"));
 
   std::ostringstream cpu;
@@ -759,3 +892,43 @@ TEST(WriteReports, FailureNamesThePath) {
 }
 
 }  // namespace
+
+// ------------------------------------------------------------------ report.html
+
+TEST(ReportHtml, SelfContainedPageWithHeatMapAndTimingCharts) {
+  const sg::GradeResult r = sample("gpu");
+  const std::string html = sg::report_html(r);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  // Nothing fetched, nothing run: readable offline and without script.
+  for (const char* banned : {"<script", "http://", "https://", "<link", "<img", "<iframe"})
+    EXPECT_FALSE(contains(html, banned)) << banned;
+  EXPECT_TRUE(contains(html, "<strong id=\"score\">19.5 / 37</strong>")) << html;
+  for (const auto& t : r.tests) EXPECT_TRUE(contains(html, sg::report::xml_escape(t.name))) << t.name;
+  EXPECT_FALSE(contains(html, "<edge>")) << "names are escaped";
+  // The heat map: one square per tile-map cell, wrong ones red, with the first wrong element in a title.
+  const std::size_t map_at = html.find("<svg class=\"heatmap\"");
+  ASSERT_NE(map_at, std::string::npos) << html;
+  const std::string map = html.substr(map_at, html.find("</svg>", map_at) - map_at);
+  int cells = 0, wrong = 0;
+  for (std::size_t at = map.find("<rect"); at != std::string::npos; at = map.find("<rect", at + 1)) ++cells;
+  for (std::size_t at = map.find("class=\"wrong"); at != std::string::npos; at = map.find("class=\"wrong", at + 1))
+    ++wrong;
+  EXPECT_EQ(cells, 9);
+  EXPECT_EQ(wrong, 5);  // ..# ..# ###
+  EXPECT_TRUE(contains(map, "first wrong C[3][17] = nan, expected 1.25")) << map;
+  EXPECT_TRUE(contains(map, "edge")) << "m = 1000 and n = 777 leave partial tiles at the edge";
+  // The diagnosis with its id, the timing ladder with every kernel.
+  EXPECT_TRUE(contains(html, "<li data-id=\"across.k_tail\">")) << html;
+  for (const char* kernel : {">naive<", ">tiled reference<", ">cuBLAS<", ">your kernel<"})
+    EXPECT_TRUE(contains(html, kernel)) << kernel;
+  EXPECT_TRUE(contains(html, "implausible")) << "perf_2048's flag is shown";
+  // Well-formed XML, by a real parser where one is installed.
+  if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
+    const std::string dir = temp_dir();
+    for (const sg::GradeResult& x : {r, sample("cpu"), compile_error()}) {
+      std::ofstream(dir + "/report.html") << sg::report_html(x);
+      EXPECT_EQ(std::system(("xmllint --noout '" + dir + "/report.html'").c_str()), 0);
+    }
+    std::filesystem::remove_all(dir);
+  }
+}

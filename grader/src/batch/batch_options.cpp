@@ -1,5 +1,6 @@
 #include "batch/batch_options.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +32,9 @@ std::string batch_usage() {
          "  --jobs N             grade processes at once (default: 4 per GPU, or one per CPU)\n"
          "  --resume             continue a batch: grade only what is unfinished or changed\n"
          "  --regrade            grade everything again, even when the journal has it\n"
+         "  --only ID[,ID]       grade just these students again (in an existing batch) and\n"
+         "                       rebuild the class outputs; everyone else's results stay\n"
+         "  --export canvas      also write canvas.csv for Canvas's gradebook import\n"
          "  --time-limit S       wall-clock seconds per submission (default: from the suite)\n"
          "  --title TEXT         title of summary.html\n"
          "  --quiet              no progress output\n"
@@ -116,6 +120,24 @@ bool parse_batch_args(int argc, char** argv, BatchOptions& o, std::string& error
       o.resume = true;
     } else if (a == "--regrade") {
       o.regrade = true;
+    } else if (a == "--export") {
+      if (!value(i, a, v)) return false;
+      if (v != "canvas") {
+        error = "--export: the one format is canvas, got " + v;
+        return false;
+      }
+      o.export_canvas = true;
+    } else if (a == "--only") {
+      if (!value(i, a, v)) return false;
+      for (std::size_t start = 0; start <= v.size();) {
+        const std::size_t comma = std::min(v.find(',', start), v.size());
+        if (comma > start) o.only.push_back(v.substr(start, comma - start));
+        start = comma + 1;
+      }
+      if (o.only.empty()) {
+        error = "--only: expected student ids separated by commas, got '" + v + "'";
+        return false;
+      }
     } else if (a == "--time-limit") {
       if (!value(i, a, v)) return false;
       char* end = nullptr;
@@ -187,6 +209,10 @@ bool parse_batch_args(int argc, char** argv, BatchOptions& o, std::string& error
   }
   if (o.resume && o.regrade) {
     error = "--resume and --regrade exclude each other (--regrade grades everything again)";
+    return false;
+  }
+  if (!o.only.empty() && (o.regrade || o.shard_count)) {
+    error = "--only regrades the students named in an existing batch: not with --regrade or --shard";
     return false;
   }
   if (o.slurm_shards && o.shard_count) {

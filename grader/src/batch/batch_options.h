@@ -26,6 +26,8 @@ struct BatchOptions {
   std::vector<std::string> sbatch_lines;  // --sbatch OPT: extra "#SBATCH OPT" lines
   bool merge = false;               // --merge DIR: join DIR/shards/*/ into DIR
   std::string grader;               // --grader PATH: the grade binary (default: this program)
+  bool export_canvas = false;       // --export canvas: also write canvas.csv
+  std::vector<std::string> only;    // --only ID[,ID]: regrade just these students
 };
 
 // False with `error` naming the bad argument. argv[0] is "batch".

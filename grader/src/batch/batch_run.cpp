@@ -14,11 +14,13 @@
 #include "batch/gpu_inventory.h"
 #include "batch/grade_pool.h"
 #include "batch/journal.h"
+#include "batch/lms_export.h"
 #include "batch/merge_shards.h"
 #include "batch/progress.h"
-#include "batch/result_reader.h"
 #include "batch/roster.h"
 #include "batch/slurm_plan.h"
+#include "batch/unfinished_result.h"
+#include "model/result_codec.h"
 #include "report/batch_writers.h"
 #include "report/writers.h"
 #include "suite/suite_loader.h"
@@ -180,7 +182,20 @@ int BatchRun::run() {
     return 2;
   }
   journal_ = out_ + "/journal.jsonl";
-  if (fs::exists(journal_) && !o_.resume && !o_.regrade) {
+  if (!o_.only.empty()) {
+    // --only: a regrade of named students inside an existing batch.
+    if (!fs::exists(journal_)) {
+      std::fprintf(log_, "grade batch: --only regrades students of an existing batch, and %s holds none\n",
+                   out_.c_str());
+      return 2;
+    }
+    for (const auto& id : o_.only)
+      if (std::none_of(roster.begin(), roster.end(), [&](const Submission& s) { return s.id == id; })) {
+        std::fprintf(log_, "grade batch: --only: no student '%s' in %s\n", id.c_str(), subs.c_str());
+        return 2;
+      }
+  }
+  if (fs::exists(journal_) && !o_.resume && !o_.regrade && o_.only.empty()) {
     std::fprintf(log_,
                  "grade batch: %s already holds a batch (%s); nothing was changed.\n"
                  "  --resume   grade only what is unfinished or changed since\n"
@@ -203,7 +218,10 @@ int BatchRun::run() {
     }
     for (int g : gpus_) gpu_arch_[g] = gpu_arch(g);
   }
-  settings_ = {subs, suite_path, o_.backend, o_.public_only,
+  // The backend in use, "auto" resolved, so that students without a result
+  // get the same tests and maximum as those graded.
+  const std::string backend = o_.backend != "auto" ? o_.backend : gpus_.empty() ? "cpu" : "gpu";
+  settings_ = {subs, suite_path, backend, o_.public_only,
                o_.shard_count ? std::to_string(o_.shard_index) + "/" + std::to_string(o_.shard_count) : ""};
   const double watchdog = grade_watchdog_s(suite_);
   // A grade process may first wait for its GPU while another one runs cases.
@@ -229,16 +247,21 @@ int BatchRun::run() {
       p.hash = "unreadable";  // grade will say what is wrong with it
     }
     const auto it = latest.find(s.id);
-    if (!o_.regrade && it != latest.end()) {
+    const bool named = std::find(o_.only.begin(), o_.only.end(), s.id) != o_.only.end();
+    if (!o_.only.empty() && !named) {
+      ++kept;  // --only: everyone else keeps their result and journal lines
+      continue;
+    }
+    if (!o_.regrade && !named && it != latest.end()) {
       const bool same = it->second.hash == p.hash;
-      const bool have_results = fs::exists(p.dir + "/results.json");
+      const bool have_results = fs::exists(p.dir + "/" + kResultFile);
       if (same && have_results) {
         ++kept;
         continue;
       }
       if (!o_.quiet)
         std::fprintf(log_, "grade batch: %s: %s; grading again\n", s.id.c_str(),
-                     same ? "its results.json is missing" : "the submission changed since it was graded");
+                     same ? "its grade-result.json is missing" : "the submission changed since it was graded");
     }
     todo_.push_back(std::move(p));
   }
@@ -336,7 +359,7 @@ JournalEntry BatchRun::record_missing(const Pending& p) {
   e.finished_at = utc_now();
   e.status = to_string(GradeState::InvalidSubmission);
   e.detail = "the submission " + p.sub.path + " does not exist";
-  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(o_.backend),
+  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(settings_.backend),
                                     GradeState::InvalidSubmission, e.detail);
   e.max = r.max_score();
   std::error_code ec;
@@ -390,7 +413,7 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
   std::string why;
   if (!f.timed_out && f.exited && f.code == 0) {
     try {
-      const GradeResult r = read_results_file(p.dir);
+      const GradeResult r = read_result_file(p.dir);
       e.status = to_string(r.state);
       e.score = r.score();
       e.max = r.max_score();
@@ -405,7 +428,7 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
   if (!last.empty() && !f.timed_out) why += "; its last message: " + last;
   e.status = to_string(f.timed_out ? GradeState::Timeout : GradeState::InternalError);
   e.detail = why;
-  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(o_.backend),
+  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(settings_.backend),
                                           f.timed_out ? GradeState::Timeout : GradeState::InternalError, why);
   e.max = r.max_score();
   try {
@@ -426,6 +449,10 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   for (const auto& n : notes) std::fprintf(log_, "grade batch: warning: %s\n", n.c_str());
   const std::string title = o_.title.empty() ? "Tiled SGEMM: suite " + suite_.name : o_.title;
   write_batch_reports(results, out_, title);
+  const std::vector<Person> people = people_of(roster);
+  const bool metadata = std::any_of(roster.begin(), roster.end(), [](const Submission& s) { return !s.members.empty(); });
+  if (metadata) write_file_atomically(out_ + "/members.csv", members_csv(people, results));
+  if (o_.export_canvas) write_file_atomically(out_ + "/canvas.csv", canvas_csv(people, results, title));
   if (o_.quiet) return;
   std::size_t graded = 0;
   for (const auto& r : results) graded += r.state == GradeState::Graded;

@@ -2,7 +2,8 @@
 
 #include <exception>
 
-#include "batch/result_reader.h"
+#include "batch/unfinished_result.h"
+#include "model/result_codec.h"
 #include "report/batch_writers.h"
 
 namespace sg::batch {
@@ -35,7 +36,7 @@ std::vector<GradeResult> class_results(const std::string& out_dir, const std::ve
       continue;
     }
     try {
-      GradeResult r = read_results_file(dir);
+      GradeResult r = read_result_file(dir);
       r.student = m.student;  // the roster's id is what the gradebook keys on
       out.push_back(std::move(r));
     } catch (const std::exception& ex) {

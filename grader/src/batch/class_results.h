@@ -1,5 +1,5 @@
 // The class's GradeResults for the gradebook and summary: each student's
-// results.json where the journal says it was graded, a synthesised result
+// grade-result.json where the journal says it was graded, a synthesised result
 // (score 0, the reason) where grading timed out, crashed or never happened.
 #pragma once
 #include <map>

@@ -13,7 +13,7 @@ struct JournalEntry {
   std::string folder;       // report folder, relative to the journal's folder
   std::string submission;   // path graded
   std::string hash;         // content hash of the submission (content_hash.h)
-  std::string status;       // results.json's state ("graded", "compile error", ...), or "timeout" / "internal error"
+  std::string status;       // the grade result's state ("graded", "compile error", ...), or "timeout" / "internal error"
   double score = 0, max = 0;
   double seconds = 0;       // wall time of the grade process
   std::string finished_at;  // UTC, ISO 8601

@@ -30,6 +30,7 @@ std::vector<Submission> from_gradescope(const fs::path& dir, const fs::path& met
     s.id = exported_student_id(e);
     s.path = (dir / e.folder).string();
     s.layout = "gradescope";
+    s.members = e.submitters;
     if (!e.submitters.empty()) {
       s.name = e.submitters.front().name;
       s.email = e.submitters.front().email;

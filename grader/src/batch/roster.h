@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "batch/gradescope_export.h"
+
 namespace sg::batch {
 
 // A submissions folder that cannot be graded as a class (exit 2).
@@ -18,6 +20,7 @@ struct Submission {
   std::string name;    // display name when known (Gradescope), else ""
   std::string email;   // when known
   std::string layout;  // "folder", "git", "file" or "gradescope"
+  std::vector<Submitter> members;  // Gradescope: everyone who handed it in (a group has several)
 };
 
 // Finds the submissions in `dir`, sorted by id:

@@ -4,6 +4,7 @@
 // uses the same list for a student it could not grade, so every row of a
 // class has the same tests.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "model/result.h"
@@ -13,7 +14,20 @@ namespace sg {
 
 enum class Shown { All, PublicOnly };
 
-std::vector<TestResult> plan_tests(const Suite& suite, Shown shown);
+// `why_not_timed` non-empty (a backend that cannot time): the tests of every
+// performance case, its correctness part included, are planned "not measured"
+// already: Skipped, worth 0, with that reason. Deciding it here, before the
+// build, gives every submission on a backend the same maximum, whether it
+// built or not.
+std::vector<TestResult> plan_tests(const Suite& suite, Shown shown, const std::string& why_not_timed = "");
+
+// Why the CPU backend does not time performance cases: its
+// Backend::why_not_timed, and what batch mode plans for a student it could
+// not grade on that backend.
+inline constexpr const char* kCpuNotTimed = "not measured on the CPU backend (performance cases need a GPU)";
+
+// A test planned as not measured on this backend (by plan_tests).
+bool set_aside(const TestResult& t);
 
 // The name of the performance test of case `case_name`.
 std::string performance_test_name(const std::string& case_name);

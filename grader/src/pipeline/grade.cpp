@@ -121,7 +121,8 @@ std::size_t Grader::index_of(const std::string& test_name) const {
 
 void Grader::fail_all(GradeState state, const std::string& why) {
   r_.state = state;
-  for (auto& t : r_.tests) mark_not_run(t, "not run: " + why);
+  for (auto& t : r_.tests)
+    if (!set_aside(t)) mark_not_run(t, "not run: " + why);  // the not-measured stay out of the maximum
 }
 
 void Grader::run_checks(CheckStage stage) {
@@ -237,15 +238,7 @@ void Grader::correctness_case(const Case& c, std::size_t ci) {
 std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, std::size_t ci, int keep_slot,
                                                                 PreparedCase prepared) {
   const std::size_t pi = ci + 1;
-  if (const std::string why = backend_->why_not_timed(); !why.empty()) {
-    for (std::size_t i : {ci, pi}) {
-      TestResult& x = r_.tests[i];
-      mark_not_run(x, why, Status::Skipped);
-      x.detail = "worth " + std::to_string(x.max_score) + " points when graded on a GPU";
-      x.max_score = 0;
-    }
-    return std::nullopt;
-  }
+  if (!backend_->why_not_timed().empty()) return std::nullopt;  // set aside by plan_tests
   if (const std::string why = backend_->cannot_run(c); !why.empty()) {
     for (std::size_t i : {ci, pi}) mark_not_run(r_.tests[i], why, Status::Skipped);
     return std::nullopt;
@@ -356,7 +349,7 @@ GradeResult Grader::run() {
   backend_ = make_backend(opts_.backend, setup);  // throws UsageError
   r_.backend = backend_->kind();
   r_.device = backend_->device();
-  r_.tests = plan_tests(suite_, opts_.public_only ? Shown::PublicOnly : Shown::All);
+  r_.tests = plan_tests(suite_, opts_.public_only ? Shown::PublicOnly : Shown::All, backend_->why_not_timed());
   end_phase("setup");
 
   if (!sub.problem.empty()) {

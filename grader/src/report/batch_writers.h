@@ -17,11 +17,13 @@ std::vector<std::string> test_columns(const std::vector<GradeResult>& results);
 // cells starting with = + - @ get a leading ' so spreadsheets do not run them.
 std::string gradebook_csv(const std::vector<GradeResult>& results);
 
-// One self-contained HTML page (inline CSS and SVG, no scripts, nothing
-// fetched): score histogram, failure rate per test, most common diagnoses,
-// GFLOP/s leaderboard and a per-student table linking to
-// `<report_folder(student)>/report.md`. All text is escaped.
-std::string summary_html(const std::vector<GradeResult>& results, const std::string& title);
+// One self-contained HTML page (inline CSS and SVG, nothing fetched; one small
+// script sorts the student table): score histogram, failure rate per test,
+// diagnoses grouped by id, GFLOP/s leaderboard, score against speedup, and a
+// per-student table linking to `<report_folder(student)>/report.html`.
+// `extra` (already HTML) goes after the table. All text is escaped.
+std::string summary_html(const std::vector<GradeResult>& results, const std::string& title,
+                         const std::string& extra = "");
 
 // The folder (relative to the batch output folder) holding one student's
 // reports: the id with every character outside [A-Za-z0-9._-] replaced by '_',

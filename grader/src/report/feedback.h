@@ -14,19 +14,26 @@ std::string num(double v, int max_decimals);
 // `significant` significant digits, e.g. for element values and bounds.
 std::string sig(double v, int significant);
 
-// "passed", "partial", "failed", "skipped".
+// "passed", "partial", "failed", "not measured".
 const char* status_word(Status s);
 
-// Gradescope's pass/fail: only a test with full marks and nothing wrong passes.
+// A test this grading did not measure and that is worth nothing here (a
+// performance case on the CPU backend, a tool that is absent): neither passed
+// nor failed in any view, and left out of pass counts and failure rates.
+bool not_measured(const TestResult& t);
+
+// Gradescope's pass/fail: only a test with full marks and nothing wrong passes
+// (never one that was not measured).
 bool gradescope_passed(const TestResult& t);
+
+// "4 of 20 tests passed, 4 not measured": counts over the measured tests.
+std::string pass_count_text(const GradeResult& r);
 
 // "1000x777x333" (m x k x n), or "" for whole-submission checks.
 std::string size_text(const TestResult& t);
 
 bool is_performance(const TestResult& t);
 
-// A performance case that carries no timing because the backend cannot time.
-bool unmeasured_on_cpu(const GradeResult& r, const TestResult& t);
 // "gpu", "cpu", or "" when the grading never chose a backend.
 std::string backend_name(const GradeResult& r);
 

@@ -35,7 +35,7 @@ std::string gradebook_csv(const std::vector<GradeResult>& results) {
       csv += ",";
       for (const auto& t : r.tests) {
         if (t.name != c) continue;
-        csv += number_cell(t.score);
+        if (!report::not_measured(t)) csv += number_cell(t.score);  // blank: nothing was measured
         break;
       }
     }

@@ -42,13 +42,13 @@ std::string junit_xml(const GradeResult& r) {
   const double total_time = r.execution_time > 0 ? r.execution_time : time;
   const std::string suite = r.suite_name.empty() ? std::string("sgemm") : r.suite_name;
   const std::string counts = attr("tests", std::to_string(tests)) +
-                             attr("failures", std::to_string(failures)) + attr("errors", "0") +
-                             attr("skipped", std::to_string(skipped)) +
-                             attr("time", seconds(total_time));
-
+                             attr("failures", std::to_string(failures)) + attr("errors", "0");
+  // Jenkins' and Ant's schemas allow `skipped` on <testsuite> only, and Ant's
+  // wants `hostname`, `id`, `package` and `timestamp` there as well.
   std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  x += "<testsuites" + attr("name", "sgemm-grader") + counts + ">\n";
-  x += "  <testsuite" + attr("name", suite + ": " + r.student) + counts + ">\n";
+  x += "<testsuites" + attr("name", "sgemm-grader") + counts + attr("time", seconds(total_time)) + ">\n";
+  x += "  <testsuite" + attr("name", suite + ": " + r.student) + counts + attr("skipped", std::to_string(skipped)) +
+       attr("time", seconds(total_time)) + ">\n";
   x += "    <properties>\n";
   x += property("student", r.student) + property("submission", r.submission) +
        property("suite", r.suite_path) + property("backend", report::backend_name(r)) +

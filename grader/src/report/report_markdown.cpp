@@ -1,6 +1,7 @@
 // report.md: the human-readable report for students and TAs.
 #include <string>
 
+#include "pipeline/case_report.h"
 #include "report/feedback.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
@@ -53,11 +54,10 @@ void test_table(const GradeResult& r, std::string& md) {
     if (t.timing) {
       gflops = num(t.timing->student_gflops, 1);
       speedup = num(t.timing->speedup, 2) + "x";
-    } else if (report::unmeasured_on_cpu(r, t)) {
-      gflops = speedup = "not measured (CPU)";
     }
+    const bool measured = !report::not_measured(t);
     md += row({name, report::size_text(t), report::status_word(t.status),
-               num(t.score, 2) + " / " + num(t.max_score, 2), md_cell(t.verdict), gflops, speedup});
+               measured ? num(t.score, 2) + " / " + num(t.max_score, 2) : "-", md_cell(t.verdict), gflops, speedup});
   }
   md += "\n";
 }
@@ -92,26 +92,35 @@ void failure_sections(const GradeResult& r, std::string& md) {
     md += "### " + md_cell(t.name);
     if (!report::size_text(t).empty()) md += " (" + report::size_text(t) + ")";
     md += "\n\n**" + md_cell(t.verdict.empty() ? "failed" : t.verdict) + "**\n\n";
-    if (t.comparison) comparison_section(*t.comparison, md);
+    std::string detail = t.detail;
+    if (t.comparison) {
+      comparison_section(*t.comparison, md);
+      // The judge's detail opens with the same evidence as text: say it once.
+      const std::string same = describe_comparison(*t.comparison, t.m, t.n);
+      if (detail.compare(0, same.size(), same) == 0) detail.erase(0, same.size());
+    }
     if (!t.diagnoses.empty()) {
       md += "Likely causes:\n\n";
       for (const auto& d : t.diagnoses) md += "- " + md_cell(d.text) + "\n";
       md += "\n";
     }
-    if (!t.detail.empty()) md += "Details from the grader:\n\n" + report::md_fence(t.detail) + "\n";
+    if (!detail.empty()) md += "Details from the grader:\n\n" + report::md_fence(detail) + "\n";
   }
 }
 
 void performance_section(const GradeResult& r, std::string& md) {
-  bool any_perf = false, any_timed = false;
+  bool any_unmeasured = false, any_timed = false;
   for (const auto& t : r.tests) {
-    any_perf = any_perf || report::is_performance(t);
+    any_unmeasured = any_unmeasured || (report::is_performance(t) && report::not_measured(t));
     any_timed = any_timed || t.timing.has_value();
   }
-  if (!any_perf && !any_timed) return;
+  if (!any_unmeasured && !any_timed) return;
   md += "## Performance\n\n";
-  if (r.backend == BackendKind::Cpu)
-    md += "Performance cases are not measured on the CPU backend: it checks correctness only.\n\n";
+  for (const auto& t : r.tests)
+    if (report::is_performance(t) && report::not_measured(t)) {
+      md += "Performance cases were not measured: " + md_cell(t.verdict) + ".\n\n";
+      break;
+    }
   if (!any_timed) return;
   md += "Median of the timed launches; spread is (max - min) / median. Speedup is reference "
         "time over student time.\n\n";

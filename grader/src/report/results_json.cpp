@@ -65,7 +65,7 @@ Json timing_json(const Timing& t) {
           {"samples", t.samples}};
 }
 
-Json test_extra(const GradeResult& r, const TestResult& t) {
+Json test_extra(const TestResult& t) {
   Json e = {{"name", report::clean_line(t.name)},
             {"kind", to_string(t.kind)},
             {"status", report::status_word(t.status)},
@@ -77,19 +77,15 @@ Json test_extra(const GradeResult& r, const TestResult& t) {
   e["diagnoses"] = diagnoses;
   if (t.comparison) e["comparison"] = comparison_json(*t.comparison);
   if (report::is_performance(t)) e["measured"] = t.timing.has_value();
-  if (report::unmeasured_on_cpu(r, t)) e["not_measured_reason"] = "not measured on the CPU backend";
+  if (report::not_measured(t)) e["not_measured_reason"] = report::clean_line(t.verdict);
   if (t.timing) e["timing"] = timing_json(*t.timing);
   return e;
 }
 
 std::string summary_output(const GradeResult& r) {
   using report::clean_line;
-  int passed = 0;
   bool has_unmeasured = false;
-  for (const auto& t : r.tests) {
-    if (report::gradescope_passed(t)) ++passed;
-    if (report::unmeasured_on_cpu(r, t)) has_unmeasured = true;
-  }
+  for (const auto& t : r.tests) has_unmeasured |= report::not_measured(t);
   std::string s = "SGEMM grader, suite " + clean_line(r.suite_name) + " (" +
                   clean_line(r.suite_path) + ")\n";
   s += "Submission: " + clean_line(r.student) + " (" + clean_line(r.submission) + ")\n";
@@ -98,11 +94,12 @@ std::string summary_output(const GradeResult& r) {
   s += "Build: " + report::build_text(r) + "\n";
   if (r.state != GradeState::Graded) s += "State: " + std::string(to_string(r.state)) + "\n";
   s += "Score: " + report::num(r.score(), 2) + " / " + report::num(r.max_score(), 2) + " (" +
-       std::to_string(passed) + " of " + std::to_string(r.tests.size()) + " tests passed)\n";
+       report::pass_count_text(r) + ")\n";
   if (r.leaderboard_gflops)
     s += "Best correct throughput: " + report::num(*r.leaderboard_gflops, 1) + " GFLOP/s\n";
   if (has_unmeasured)
-    s += "Performance cases are not measured on the CPU backend: it checks correctness only.\n";
+    s += "Tests marked \"not measured\" were not run here and are worth no points in this grading "
+         "(neither passed nor failed): each says why.\n";
   if (r.state == GradeState::InternalError)
     s += "The grader itself failed; this is not a verdict on your code. Please tell the course staff.\n";
   for (const auto& n : r.notes) s += "Note: " + clean_line(n) + "\n";
@@ -125,17 +122,21 @@ std::string results_json(const GradeResult& r) {
     const std::string number = std::to_string(g) + "." + std::to_string(++group_count[g]);
     Json tags = Json::array({to_string(t.kind)});
     if (t.visibility == Visibility::Hidden) tags.push_back("hidden");
-    tests.push_back({{"name", report::clean_line(t.name)},
-                     {"number", number},
-                     {"score", t.score},
-                     {"max_score", t.max_score},
-                     {"status", report::gradescope_passed(t) ? "passed" : "failed"},
-                     // Plain text: student-controlled strings must not be rendered as markup.
-                     {"output", report::test_feedback(r, t)},
-                     {"output_format", "text"},
-                     {"tags", tags},
-                     {"visibility", gradescope_visibility(t.visibility)}});
-    extra_tests.push_back(test_extra(r, t));
+    Json test = {{"name", report::clean_line(t.name)}, {"number", number}, {"score", t.score}};
+    // Gradescope colours a test by its status, or by score against max_score
+    // when it has none; with neither it shows the test as neither passed nor
+    // failed, which is what a test that was not measured is.
+    if (!report::not_measured(t)) {
+      test["max_score"] = t.max_score;
+      test["status"] = report::gradescope_passed(t) ? "passed" : "failed";
+    }
+    // Plain text: student-controlled strings must not be rendered as markup.
+    test["output"] = (report::not_measured(t) ? "Not measured: " : "") + report::test_feedback(r, t);
+    test["output_format"] = "text";
+    test["tags"] = tags;
+    test["visibility"] = gradescope_visibility(t.visibility);
+    tests.push_back(std::move(test));
+    extra_tests.push_back(test_extra(t));
   }
 
   Json root;

@@ -1,6 +1,7 @@
-// summary.html: one static page over a whole class. Self-contained (inline CSS
-// and SVG, no scripts, nothing fetched) so it can be mailed or archived, and
-// well-formed XML as well as HTML so that tools can check it.
+// summary.html: one page over a whole class. Self-contained (inline CSS and
+// SVG, nothing fetched) so it can be mailed or archived, and well-formed XML
+// as well as HTML so that tools can check it. Its one small inline script only
+// sorts the student table; the page reads the same without it.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -27,7 +28,7 @@ constexpr char kStyle[] =
     "th,td{border:1px solid #ccc;padding:.3em .6em;text-align:left}"
     "td.num{text-align:right}th{background:#f2f2f2}"
     ".bar{fill:#4a78c2}.fail{fill:#c24a4a}svg text{font-size:12px;fill:#222}"
-    ".graded{color:#1a7f37}.other{color:#b42318}";
+    ".graded{color:#1a7f37}.other{color:#b42318}.dot{fill:#2c5aa0;opacity:.75}";
 
 double percent(const GradeResult& r) {
   return r.max_score() > 0 ? 100.0 * r.score() / r.max_score() : 0;
@@ -96,7 +97,8 @@ std::string failure_rates(const std::vector<GradeResult>& results) {
     int ran = 0, failed = 0;
     for (const auto& r : results)
       for (const auto& t : r.tests)
-        if (t.name == cols[i] && t.status != Status::Skipped) {
+        // Only a submission that reached its tests ran them (a compile error ran none).
+        if (t.name == cols[i] && r.state == GradeState::Graded && !report::not_measured(t)) {
           ++ran;
           if (t.status == Status::Failed) ++failed;
           break;
@@ -170,36 +172,93 @@ std::string student_table(const std::vector<GradeResult>& results) {
     return a->student < b->student;
   });
   std::string s =
-      "<table>\n<tr><th>Student</th><th>State</th><th>Score</th><th>Max</th><th>%</th>"
-      "<th>GFLOP/s</th><th>Failed tests</th></tr>\n";
+      "<table id=\"students\" class=\"sortable\">\n<tr><th>Student</th><th>State</th><th>Score</th><th>Max</th>"
+      "<th>%</th><th>GFLOP/s</th><th>Failed tests</th></tr>\n";
   for (const GradeResult* r : rows) {
     std::string failed;
     for (const auto& t : r->tests)
       if (t.status == Status::Failed) failed += (failed.empty() ? "" : ", ") + report::clean_line(t.name);
-    const std::string href = report::url_segment(report_folder(r->student)) + "/report.md";
-    s += "<tr><td><a href=\"" + xml_attr(href) + "\">" + xml_escape(r->student) + "</a></td>";
+    const std::string href = report::url_segment(report_folder(r->student)) + "/report.html";
+    // data-sort: what the sorting script compares (numbers as numbers).
+    s += "<tr><td data-sort=\"" + xml_attr(r->student) + "\"><a href=\"" + xml_attr(href) + "\">" +
+         xml_escape(r->student) + "</a></td>";
     s += "<td class=\"" + std::string(r->state == GradeState::Graded ? "graded" : "other") + "\">" +
          xml_escape(to_string(r->state)) + "</td>";
     s += "<td class=\"num\">" + num(r->score(), 2) + "</td><td class=\"num\">" +
          num(r->max_score(), 2) + "</td><td class=\"num\">" + num(percent(*r), 1) + "</td>";
-    s += "<td class=\"num\">" + (r->leaderboard_gflops ? num(*r->leaderboard_gflops, 1) : "") + "</td>";
+    s += "<td class=\"num\" data-sort=\"" + (r->leaderboard_gflops ? num(*r->leaderboard_gflops, 3) : "-1") + "\">" +
+         (r->leaderboard_gflops ? num(*r->leaderboard_gflops, 1) : "") + "</td>";
     s += "<td>" + xml_escape(failed) + "</td></tr>\n";
   }
   return s + "</table>\n";
 }
 
+// The best speedup over the reference among a result's timed tests (0: none).
+double best_speedup(const GradeResult& r) {
+  double best = 0;
+  for (const auto& t : r.tests)
+    if (t.timing && !t.timing->implausible && std::isfinite(t.timing->speedup)) best = std::max(best, t.timing->speedup);
+  return best;
+}
+
+// Score (%) against the best speedup: one dot per timed submission.
+std::string scatter(const std::vector<GradeResult>& results) {
+  std::vector<std::pair<const GradeResult*, double>> dots;
+  double most = 1;
+  for (const auto& r : results)
+    if (const double sp = best_speedup(r); sp > 0) {
+      dots.emplace_back(&r, sp);
+      most = std::max(most, sp);
+    }
+  if (dots.empty()) return "<p>No submission was timed (the CPU backend does not time).</p>\n";
+  const int left = 50, top = 10, w = 400, h = 240;
+  const double x_max = std::ceil(most * 1.1 * 2) / 2;  // round up to a half
+  std::string s = "<svg id=\"scatter\" width=\"" + std::to_string(left + w + 20) + "\" height=\"" +
+                  std::to_string(top + h + 40) + "\" role=\"img\" aria-label=\"Score against speedup\">\n";
+  s += "<line x1=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(top + h) + "\" x2=\"" +
+       std::to_string(left + w) + "\" y2=\"" + std::to_string(top + h) + "\" stroke=\"#888\"/>\n";
+  s += "<line x1=\"" + std::to_string(left) + "\" y1=\"" + std::to_string(top) + "\" x2=\"" + std::to_string(left) +
+       "\" y2=\"" + std::to_string(top + h) + "\" stroke=\"#888\"/>\n";
+  s += "<text x=\"" + std::to_string(left + w / 2) + "\" y=\"" + std::to_string(top + h + 32) +
+       "\" text-anchor=\"middle\">best speedup over the tiled reference (0 to " + num(x_max, 1) + "x)</text>\n";
+  s += "<text x=\"12\" y=\"" + std::to_string(top + h / 2) + "\" transform=\"rotate(-90 12 " +
+       std::to_string(top + h / 2) + ")\" text-anchor=\"middle\">score %</text>\n";
+  for (const auto& [r, sp] : dots) {
+    const int x = left + static_cast<int>(std::lround(sp / x_max * w));
+    const int y = top + h - static_cast<int>(std::lround(percent(*r) / 100.0 * h));
+    s += "<circle class=\"dot\" cx=\"" + std::to_string(x) + "\" cy=\"" + std::to_string(y) + "\" r=\"4\"><title>" +
+         xml_escape(r->student) + ": " + num(percent(*r), 1) + "%, " + num(sp, 2) + "x</title></circle>\n";
+  }
+  return s + "</svg>\n";
+}
+
+// Click a header to sort by that column; numbers compare as numbers.
+constexpr char kSortScript[] =
+    "document.querySelectorAll('table.sortable th').forEach(function(th,col){th.style.cursor='pointer';"
+    "th.addEventListener('click',function(){var t=th.closest('table'),rows=Array.from(t.rows).slice(1),"
+    "up=th.dataset.dir!=='asc';th.dataset.dir=up?'asc':'desc';"
+    "var key=function(r){var c=r.cells[col];return c.dataset.sort!==undefined?c.dataset.sort:c.textContent;};"
+    "rows.sort(function(a,b){var x=key(a),y=key(b),nx=parseFloat(x),ny=parseFloat(y);"
+    "var d=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return up?d:-d;});"
+    "rows.forEach(function(r){t.tBodies[0].appendChild(r);});});});";
+
 }  // namespace
 
-std::string summary_html(const std::vector<GradeResult>& results, const std::string& title) {
+std::string summary_html(const std::vector<GradeResult>& results, const std::string& title, const std::string& extra) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
   h += "<title>" + xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
   h += "<h1>" + xml_escape(title) + "</h1>\n" + overview(results);
   h += "<h2>Scores</h2>\n" + histogram(results);
-  h += "<h2>Failure rate per test</h2>\n<p>Failed among the submissions that ran the test.</p>\n" +
+  h += "<h2>Failure rate per test</h2>\n<p>Failed among the submissions that ran the test (those that did not "
+       "build, or where it was not measured, are left out).</p>\n" +
        failure_rates(results);
   h += "<h2>Most common diagnoses</h2>\n" + diagnoses_table(results);
   h += "<h2>Leaderboard</h2>\n" + leaderboard(results);
-  h += "<h2>Students</h2>\n" + student_table(results);
+  h += "<h2>Score against speedup</h2>\n" + scatter(results);
+  h += "<h2>Students</h2>\n<p>Click a column's heading to sort by it.</p>\n" + student_table(results);
+  h += extra;
+  // CDATA keeps the script's characters out of the XML parse.
+  h += "<script>//<![CDATA[\n" + std::string(kSortScript) + "\n//]]></script>\n";
   return h + "</body>\n</html>\n";
 }
 

@@ -20,7 +20,7 @@ const char* label(Status s) {
     case Status::Passed: return "PASS";
     case Status::Partial: return "PART";
     case Status::Failed: return "FAIL";
-    case Status::Skipped: return "SKIP";
+    case Status::Skipped: return "----";  // not measured: neither passed nor failed
   }
   return "????";
 }
@@ -40,15 +40,13 @@ std::string pad(const std::string& s, std::size_t width) {
   return w >= width ? s : s + std::string(width - w, ' ');
 }
 
-std::string note(const GradeResult& r, const TestResult& t) {
+std::string note(const TestResult& t) {
   if (t.timing && t.status != Status::Failed) {
     std::string s = report::num(t.timing->speedup, 2) + "x reference, " +
                     report::num(t.timing->student_gflops, 1) + " GFLOP/s";
     if (t.timing->implausible) s += ", implausible";
     return s;
   }
-  // After a compile error the verdict says why nothing ran; the CPU note would mislead.
-  if (report::unmeasured_on_cpu(r, t) && r.state == GradeState::Graded) return "not measured on the CPU backend";
   if (t.status == Status::Passed) return "";
   return report::clean_line(t.verdict);
 }
@@ -74,7 +72,7 @@ void print_summary(const GradeResult& r, std::ostream& out, bool color) {
   std::vector<std::string> scores;
   std::size_t score_w = 5;
   for (const auto& t : r.tests) {
-    scores.push_back(report::num(t.score, 2) + "/" + report::num(t.max_score, 2));
+    scores.push_back(report::not_measured(t) ? "-" : report::num(t.score, 2) + "/" + report::num(t.max_score, 2));
     score_w = std::max(score_w, scores.back().size());
   }
   const std::string total = report::num(r.score(), 2) + "/" + report::num(r.max_score(), 2);
@@ -85,9 +83,10 @@ void print_summary(const GradeResult& r, std::ostream& out, bool color) {
     const TestResult& t = r.tests[i];
     out << "  " << pad(names[i], name_w) << "  " << (color ? colour(t.status) : "") << label(t.status)
         << reset << "    " << pad(scores[i], score_w) << "  "
-        << report::fit_width(note(r, t), kNoteMax) << "\n";
+        << report::fit_width(note(t), kNoteMax) << "\n";
   }
-  out << "  " << bold << pad("Total", name_w) << "          " << pad(total, score_w) << reset << "\n";
+  out << "  " << bold << pad("Total", name_w) << "          " << pad(total, score_w) << reset << "  "
+      << report::pass_count_text(r) << "\n";
   out << "  graded in " << report::num(r.execution_time, 1) << " s (compile and link " << report::num(r.compile_time, 1)
       << " s)\n";
 }

@@ -1,7 +1,9 @@
 #include "report/text_clean.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <cstring>
 
 namespace sg::report {
 namespace {
@@ -176,10 +178,17 @@ std::string md_cell(std::string_view raw) {
   const std::string line = clean_line(raw);
   std::string out;
   out.reserve(line.size());
-  for (char c : line) {
-    if (c == '|') out += "\\|";
-    else if (c == '<') out += "&lt;";
-    else out += c;
+  // A backslash before ASCII punctuation shows that character literally in
+  // CommonMark (inside table cells too), so `B[t*n + col]` keeps its asterisks
+  // and `<b>` is text, never markup; an entity like &lt; would show raw in code.
+  // ('>' matters only at a line's start, where these never go.)
+  // An '_' inside a word never starts emphasis: left bare, names stay readable.
+  auto word = [&](std::size_t i) { return i < line.size() && std::isalnum(static_cast<unsigned char>(line[i])); };
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    const bool inside_word = c == '_' && i > 0 && word(i - 1) && word(i + 1);
+    if (c != '\0' && std::strchr("\\`*_[]<|~&", c) != nullptr && !inside_word) out += '\\';
+    out += c;
   }
   return out;
 }

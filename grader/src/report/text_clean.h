@@ -37,8 +37,9 @@ std::string xml_escape(std::string_view raw);
 // that they survive attribute-value normalisation.
 std::string xml_attr(std::string_view raw);
 
-// One Markdown table cell: a single line, '|' escaped, '<' neutralised so that
-// no raw HTML reaches a renderer.
+// Text for a Markdown line or table cell: a single line with Markdown's
+// punctuation backslash-escaped, so it shows as written and no raw HTML
+// reaches a renderer.
 std::string md_cell(std::string_view raw);
 
 // A fenced Markdown code block whose fence is longer than any backtick run in

@@ -6,12 +6,14 @@
 #include <string>
 
 #include "model/result.h"
+#include "model/result_codec.h"
 
 namespace sg {
 
 std::string results_json(const GradeResult& r);   // Gradescope autograder schema
 std::string junit_xml(const GradeResult& r);
 std::string report_markdown(const GradeResult& r);
+std::string report_html(const GradeResult& r);  // self-contained page: heat maps, timing charts
 void print_summary(const GradeResult& r, std::ostream& out, bool color);
 
 // Every file a grading writes into its output folder, each a view of the
@@ -21,9 +23,11 @@ struct FileView {
   std::string (*write)(const GradeResult&);
 };
 inline const FileView kFileViews[] = {
+    {kResultFile, encode_result},  // the lossless form batch mode reads back
     {"results.json", results_json},
     {"junit.xml", junit_xml},
     {"report.md", report_markdown},
+    {"report.html", report_html},
 };
 
 // Writes every kFileViews file into `dir` (created if needed).

@@ -10,6 +10,7 @@
 #include "backends/cpu/cpu_build.h"
 #include "backends/cpu/cpu_sanitizer.h"
 #include "backends/cpu/source_structure.h"
+#include "model/plan.h"
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
 #include "pipeline/limits.h"
@@ -65,7 +66,7 @@ class CpuBackend final : public Backend {
     cpu_sanitizer_check(c, *ctx.runner_config, ctx.log_dir + "/" + c.name, ctx.seed, t);
   }
 
-  std::string why_not_timed() const override { return "not measured on the CPU backend (performance cases need a GPU)"; }
+  std::string why_not_timed() const override { return kCpuNotTimed; }
   double roofline_ms(const Case&, const CaseInputs&, int) override { return 0; }
 
   std::unique_ptr<DeviceHold> shared_hold() override { return nullptr; }

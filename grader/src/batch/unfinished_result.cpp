@@ -1,0 +1,35 @@
+#include "batch/unfinished_result.h"
+
+#include "model/plan.h"
+#include "pipeline/case_report.h"
+
+namespace sg::batch {
+
+GradeResult unfinished_result(const Suite* suite, bool public_only, const std::string& student,
+                              const std::string& submission, std::optional<BackendKind> backend,
+                              GradeState state, const std::string& why, double max_when_no_suite) {
+  GradeResult r;
+  r.student = student;
+  r.submission = submission;
+  r.backend = backend;
+  r.device = "not graded";
+  r.state = state;
+  r.build_log = why;
+  if (suite) {
+    r.suite_name = suite->name;
+    r.suite_path = suite->path;
+    r.tests = plan_tests(*suite, public_only ? Shown::PublicOnly : Shown::All,
+                         backend == BackendKind::Cpu ? kCpuNotTimed : "");
+  } else {
+    TestResult t;
+    t.name = "grading";
+    t.kind = TestKind::Check;
+    t.max_score = max_when_no_suite;
+    r.tests.push_back(t);
+  }
+  for (auto& t : r.tests)
+    if (!set_aside(t)) mark_not_run(t, "not graded: " + why);
+  return r;
+}
+
+}  // namespace sg::batch
