@@ -5,7 +5,8 @@
 # path, sha256) in an `upstream:` block. This script fetches that exact file, checks its
 # sha256, and writes grader/samples/real/.upstream/<name>/kernel.cu: the sample's shim.cu
 # with its line `#include "UPSTREAM"` replaced by the upstream file (between #line
-# directives, so compiler messages name the student's file and line). The submission is one
+# directives, so compiler messages name the student's file, as <owner>/<repo>/<path>, and line;
+# a name that never collides with the kernel.cu being compiled, whose lines would be quoted). The submission is one
 # file because the grader grades a private copy of kernel.cu alone.
 #
 # Sources, in order: a local mirror ($REAL_CORPUS_MIRROR/<owner>+<name>/repo, a git dir,
@@ -108,7 +109,7 @@ for dir in "$corpus"/*/; do
     rm -rf "$dest"
     failed+=("$name: sha256 of $repo@$commit:$path is $got, expected $want (from $from)"); continue
   fi
-  if ! splice "$dir/shim.cu" "$dest/upstream.cu" "$path" >"$dest/kernel.cu"; then
+  if ! splice "$dir/shim.cu" "$dest/upstream.cu" "$repo/$path" >"$dest/kernel.cu"; then
     rm -rf "$dest"
     failed+=("$name: shim.cu has no line #include \"UPSTREAM\""); continue
   fi
