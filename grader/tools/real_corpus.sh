@@ -81,6 +81,9 @@ splice() {
 mkdir -p "$out_root"
 ok=0
 failed=()
+for w in "${wanted[@]}"; do
+  [ -f "$corpus/$w/expect.yaml" ] || failed+=("$w: no such sample (no $corpus/$w/expect.yaml)")
+done
 for dir in "$corpus"/*/; do
   name="$(basename "$dir")"
   [ -f "$dir/expect.yaml" ] || continue
@@ -102,7 +105,7 @@ for dir in "$corpus"/*/; do
   mkdir -p "$dest"
   if ! from="$(fetch_upstream "$repo" "$commit" "$dest/upstream.cu" "$path")"; then
     rm -rf "$dest"
-    failed+=("$name: could not get $repo@$commit:$path (no mirror under $mirror_root, no network)"); continue
+    failed+=("$name: could not get $repo@$commit:$path (not in a mirror under $mirror_root; raw.githubusercontent.com unreachable or without it)"); continue
   fi
   got="$(sha256_of "$dest/upstream.cu")"
   if [ "$got" != "$want" ]; then
