@@ -487,7 +487,7 @@ TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
   EXPECT_EQ(book["dave"]["max"], "10");
 
   for (const char* s : {"alice", "bob", "carol", "dave"})
-    for (const char* f : {"results.json", "report.md", "junit.xml", "grade.log"})
+    for (const char* f : {"results.json", "report.md", "report.html", "junit.xml", "grade-result.json", "grade.log"})
       EXPECT_TRUE(fs::exists(out + "/" + s + "/" + f)) << s << "/" << f;
   const auto entries = journal_of(out);
   ASSERT_EQ(entries.size(), 4u);
@@ -496,7 +496,7 @@ TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
     EXPECT_FALSE(e.finished_at.empty());
   }
   const std::string html = read_file(out + "/summary.html");
-  for (const char* s : {"alice/report.md", "bob/report.md", "carol/report.md", "dave/report.md"})
+  for (const char* s : {"alice/report.html", "bob/report.html", "carol/report.html", "dave/report.html"})
     EXPECT_NE(html.find(s), std::string::npos) << s;
 
   const std::string before = read_file(out + "/journal.jsonl");
