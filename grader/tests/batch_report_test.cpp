@@ -188,6 +188,15 @@ TEST(GradebookCsv, ParsesBackWithOneRowPerStudent) {
   }
 }
 
+TEST(GradebookCsv, NotMeasuredIsBlankNotZero) {
+  using S = sg::Status;
+  const auto r = student("ann", sg::GradeState::Graded,
+                         {{"small", S::Passed, 10, 10}, {"perf", S::Skipped, 0, 0}, {"slow", S::Failed, 0, 2}},
+                         std::nullopt);
+  const std::string csv = sg::gradebook_csv({r});
+  EXPECT_NE(csv.find("\r\nann,10,12,graded,,10,,0\r\n"), std::string::npos) << csv;
+}
+
 TEST(GradebookCsv, DefendsAgainstFormulaInjection) {
   auto results = klass();
   results.push_back(student("+cmd", sg::GradeState::Graded, {}, {}));

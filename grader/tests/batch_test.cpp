@@ -487,7 +487,7 @@ TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
   EXPECT_EQ(book["dave"]["max"], "10");
 
   for (const char* s : {"alice", "bob", "carol", "dave"})
-    for (const char* f : {"results.json", "report.md", "junit.xml", "grade.log"})
+    for (const char* f : {"results.json", "report.md", "report.html", "junit.xml", "grade-result.json", "grade.log"})
       EXPECT_TRUE(fs::exists(out + "/" + s + "/" + f)) << s << "/" << f;
   const auto entries = journal_of(out);
   ASSERT_EQ(entries.size(), 4u);
@@ -667,6 +667,11 @@ TEST(BatchEndToEnd, OnlyRegradesTheNamedStudents) {
   ASSERT_EQ(r.code, 0) << r.output;
   const std::string before = read_file(out + "/journal.jsonl");
   ASSERT_EQ(lines_of(before).size(), 3u);
+  // Three copies of one kernel: every pair is listed as identical, on the page too.
+  const auto similar = lines_of(read_file(out + "/similarity.csv"));
+  ASSERT_EQ(similar.size(), 4u) << read_file(out + "/similarity.csv");
+  EXPECT_EQ(similar[1], "identical,a,b,1");
+  EXPECT_NE(read_file(out + "/summary.html").find("<td>identical</td><td>b</td><td>c</td>"), std::string::npos);
   // b fixes the bug; a changes too but is not named, so keeps its old result.
   copy_kernel("student/kernel.cu", subs + "/b");
   copy_kernel("student/kernel.cu", subs + "/a");

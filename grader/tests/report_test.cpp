@@ -922,6 +922,13 @@ TEST(ReportHtml, SelfContainedPageWithHeatMapAndTimingCharts) {
   for (const char* kernel : {">naive<", ">tiled reference<", ">cuBLAS<", ">your kernel<"})
     EXPECT_TRUE(contains(html, kernel)) << kernel;
   EXPECT_TRUE(contains(html, "implausible")) << "perf_2048's flag is shown";
+  // The judge's text form of the comparison is not shown again below the table and map.
+  sg::GradeResult judged = r;
+  sg::TestResult& odd = judged.tests[1];
+  odd.detail = sg::describe_comparison(*odd.comparison, odd.m, odd.n) + "the output changed between two runs\n";
+  const std::string once = sg::report_html(judged);
+  EXPECT_FALSE(contains(once, "first wrong elements (row, col)")) << once;
+  EXPECT_TRUE(contains(once, "the output changed between two runs")) << once;
   // Well-formed XML, by a real parser where one is installed.
   if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
     const std::string dir = temp_dir();

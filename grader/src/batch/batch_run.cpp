@@ -18,6 +18,7 @@
 #include "batch/merge_shards.h"
 #include "batch/progress.h"
 #include "batch/roster.h"
+#include "batch/similarity.h"
 #include "batch/slurm_plan.h"
 #include "batch/unfinished_result.h"
 #include "model/result_codec.h"
@@ -448,7 +449,14 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   const std::vector<GradeResult> results = class_results(out_, members, latest, &suite_, settings_, notes);
   for (const auto& n : notes) std::fprintf(log_, "grade batch: warning: %s\n", n.c_str());
   const std::string title = o_.title.empty() ? "Tiled SGEMM: suite " + suite_.name : o_.title;
-  write_batch_reports(results, out_, title);
+  // Similar submissions; what the handout's skeleton holds is not counted.
+  std::vector<SourceOf> sources;
+  for (const auto& sub : roster) sources.push_back({sub.id, kernel_source(sub.path)});
+  const std::string skeleton =
+      kernel_source((fs::path(absolute(grade_)).parent_path() / ".." / "student" / "kernel.cu").string());
+  const std::vector<SimilarPair> pairs = similar_pairs(sources, skeleton);
+  write_file_atomically(out_ + "/similarity.csv", similarity_csv(pairs));
+  write_batch_reports(results, out_, title, similarity_html(pairs));
   const std::vector<Person> people = people_of(roster);
   const bool metadata = std::any_of(roster.begin(), roster.end(), [](const Submission& s) { return !s.members.empty(); });
   if (metadata) write_file_atomically(out_ + "/members.csv", members_csv(people, results));

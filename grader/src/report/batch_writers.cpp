@@ -54,13 +54,13 @@ std::string report_folder(const std::string& student) {
 }
 
 void write_batch_reports(const std::vector<GradeResult>& results, const std::string& dir,
-                         const std::string& title) {
+                         const std::string& title, const std::string& extra) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
   const std::filesystem::path base(dir);
   report::write_text_file((base / "gradebook.csv").string(), gradebook_csv(results));
-  report::write_text_file((base / "summary.html").string(), summary_html(results, title));
+  report::write_text_file((base / "summary.html").string(), summary_html(results, title, extra));
 }
 
 }  // namespace sg

@@ -33,7 +33,8 @@ std::string report_folder(const std::string& student);
 
 // Writes gradebook.csv and summary.html into `dir` (created if needed).
 // Throws std::runtime_error naming the path on failure.
+// `extra`: HTML for the summary page after its student table.
 void write_batch_reports(const std::vector<GradeResult>& results, const std::string& dir,
-                         const std::string& title);
+                         const std::string& title, const std::string& extra = "");
 
 }  // namespace sg

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <string>
 
+#include "pipeline/case_report.h"
 #include "report/feedback.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
@@ -192,7 +193,13 @@ std::string case_sections(const GradeResult& r) {
         h += "<li data-id=\"" + xml_attr(d.id) + "\">" + xml_escape(d.text) + "</li>\n";
       h += "</ul>\n";
     }
-    if (!t.detail.empty()) h += "<h4>Evidence from the grader</h4>\n<pre>" + xml_escape(t.detail) + "</pre>\n";
+    std::string detail = t.detail;
+    if (t.comparison) {
+      // The judge's detail opens with the comparison as text, shown above as a table and a map: say it once.
+      const std::string same = describe_comparison(*t.comparison, t.m, t.n);
+      if (detail.compare(0, same.size(), same) == 0) detail.erase(0, same.size());
+    }
+    if (!detail.empty()) h += "<h4>Evidence from the grader</h4>\n<pre>" + xml_escape(detail) + "</pre>\n";
     if (t.timing) h += timing_block(*t.timing);
     h += "</section>\n";
   }
