@@ -88,7 +88,7 @@ std::string check_problem_fits(const Options &opt) {
   return check_index_limits(opt);
 }
 
-int default_repeats() { return 3; }
+int default_repeats() { return 1; }
 
 std::string error_detail() { return cudacpu::last_error_detail(); }
 
