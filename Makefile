@@ -56,7 +56,8 @@ SEED ?=
 
 # What students get from student/; grader/handout/pack.sh adds cudacpu/ (the
 # CUDA-on-CPU layer, for `make cpu`).
-HANDOUT_FILES := kernel.cu main.cu support.h support.cu gpu_support.cu cpu_support.cpp Makefile README.md
+HANDOUT_FILES := kernel.cu main.cu support.h support.cu gpu_support.cu cpu_support.cpp Makefile README.md \
+                 .github/workflows/check.yml
 
 .PHONY: all deps test grade handout ci clean student
 

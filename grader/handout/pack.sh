@@ -18,3 +18,38 @@ for f in "$@"; do
 done
 
 bash "$root/grader/handout/stage_cudacpu.sh" "$dest/cudacpu"
+
+# check/: the grader's sources (the CUDA-free build: no .cu file, so not the
+# GPU runner, which links the reference kernels) and the public suite, for
+# `make check`.
+check=$dest/check
+(cd "$root" && find grader/src -type f \( -name '*.cpp' -o -name '*.h' \) -print0) |
+  while IFS= read -r -d '' f; do
+    mkdir -p "$check/$(dirname "$f")"
+    cp -p "$root/$f" "$check/$f"
+  done
+cp "$root/grader/handout/check/Makefile" "$root/grader/handout/check/check.sh" "$check/"
+# The public suite: default.yaml without its hidden entries. Only one-line
+# ({...}) entries can be dropped line by line; anything else hidden (a
+# block-style entry, a hidden default) stops the packing.
+awk '/visibility:[[:space:]]*hidden/ {
+       if ($0 ~ /^[[:space:]]*-[[:space:]]*\{/) next
+       print "pack.sh: cannot drop this hidden entry of testcases/default.yaml line by line: " $0 > "/dev/stderr"
+       exit 3
+     }
+     { print }' "$root/testcases/default.yaml" > "$check/public.yaml"
+
+# Guards: nothing of the instructor's side may travel.
+hidden=$(awk '/visibility:[[:space:]]*hidden/ { if (match($0, /name:[[:space:]]*[A-Za-z0-9_.-]+/)) {
+                 s = substr($0, RSTART, RLENGTH); sub(/name:[[:space:]]*/, "", s); print s } }' \
+           "$root"/testcases/*.yaml)
+for name in $hidden; do
+  if grep -rqF -- "$name" "$dest"; then
+    echo "pack.sh: the hidden case name $name would be shipped" >&2
+    exit 1
+  fi
+done
+if find "$dest" \( -name 'naive.cu' -o -name 'ref_*' -o -name 'reference' -o -name '*.o' -o -name '*.a' \) | grep -q .; then
+  echo "pack.sh: refusing to ship a reference kernel or a built object" >&2
+  exit 1
+fi
