@@ -54,10 +54,11 @@ SUITE ?=
 BACKEND ?= auto
 SEED ?=
 
-# What students get from student/; grader/handout/pack.sh adds cudacpu/ (the
-# CUDA-on-CPU layer, for `make cpu`).
-HANDOUT_FILES := kernel.cu main.cu support.h support.cu gpu_support.cu cpu_support.cpp Makefile README.md \
-                 .github/workflows/check.yml
+# What students get from student/ (one path a line in grader/handout/files.txt,
+# which the handout tests read too); grader/handout/pack.sh adds cudacpu/ (the
+# CUDA-on-CPU layer, for `make cpu`) and check/ (the CPU grader and the public
+# suite, for `make check`).
+HANDOUT_FILES := $(shell cat grader/handout/files.txt)
 
 .PHONY: all deps test grade handout ci clean student
 
