@@ -40,13 +40,13 @@ const char *no_device_advice(cudaError_t err) {
     case cudaErrorInsufficientDriver:
       return "the NVIDIA driver here is older than the CUDA toolkit this program was built with "
              "needs: update the driver, or rebuild with an older toolkit (make clean && make "
-             "NVCC=/path/to/nvcc), or run on the CPU (make clean && make cpu; correctness only)";
+             "NVCC=/path/to/nvcc), or run on the CPU (make cpu; correctness only)";
     case cudaErrorNoDevice:
       return "no NVIDIA GPU is visible here (is CUDA_VISIBLE_DEVICES set?): run on the CPU "
-             "instead (make clean && make cpu; correctness only)";
+             "instead (make cpu; correctness only)";
     default:
-      return "no usable NVIDIA GPU or driver here: run on the CPU instead (make clean && make "
-             "cpu; correctness only)";
+      return "no usable NVIDIA GPU or driver here: run on the CPU instead (make cpu; "
+             "correctness only)";
   }
 }
 

@@ -17,7 +17,7 @@ fi
 command -v "${CXX:-g++}" >/dev/null || { echo "make check: no C++ compiler (${CXX:-g++}); install g++" >&2; exit 2; }
 [[ -f kernel.cu ]] || { echo "make check: kernel.cu is missing" >&2; exit 2; }
 
-if [[ ! -x check/build/grade ]]; then echo "make check: building the grader (once; a minute or two)"; fi
+if [[ ! -x check/build/grade ]]; then echo "make check: building the grader (once; a few minutes)"; fi
 jobs=$(nproc 2>/dev/null || echo 2)
 make -C check -j"$jobs" --no-print-directory -s all
 
