@@ -35,19 +35,29 @@ double gigabytes(double bytes) { return bytes / 1e9; }
   } while (0)
 
 // What a failed cudaGetDeviceCount means, and what to do about it.
-const char *no_device_advice(cudaError_t err) {
-  switch (err) {
-    case cudaErrorInsufficientDriver:
-      return "the NVIDIA driver here is older than the CUDA toolkit this program was built with "
-             "needs: update the driver, or rebuild with an older toolkit (make clean && make "
-             "NVCC=/path/to/nvcc), or run on the CPU (make cpu; correctness only)";
-    case cudaErrorNoDevice:
-      return "no NVIDIA GPU is visible here (is CUDA_VISIBLE_DEVICES set?): run on the CPU "
-             "instead (make cpu; correctness only)";
-    default:
-      return "no usable NVIDIA GPU or driver here: run on the CPU instead (make cpu; "
-             "correctness only)";
+std::string no_device_advice(cudaError_t err) {
+  if (err == cudaErrorInsufficientDriver) {
+    // The runtime says "insufficient" both with no driver at all and with
+    // one too old for it: the driver's version (0 when none) tells them apart.
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0)
+      return "no NVIDIA driver here, so no GPU to run on: run on the CPU instead (make cpu; "
+             "correctness only), or use a machine with an NVIDIA GPU";
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "the NVIDIA driver here runs CUDA %d.%d, older than the CUDA %d.%d this program "
+                  "was built with: update the driver, or rebuild with an older toolkit (make clean "
+                  "&& make NVCC=/path/to/nvcc), or run on the CPU (make cpu; correctness only)",
+                  driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    return line;
   }
+  if (err == cudaErrorNoDevice)
+    return "no NVIDIA GPU is visible here (is CUDA_VISIBLE_DEVICES set?): run on the CPU "
+           "instead (make cpu; correctness only)";
+  return "no usable NVIDIA GPU or driver here: run on the CPU instead (make cpu; correctness "
+         "only)";
 }
 
 // Row-major C = A * B through cuBLAS SGEMM (column-major: C^T = B^T * A^T).
@@ -166,10 +176,10 @@ void open_device() {
     std::fflush(stdout);
     if (err != cudaSuccess)
       std::fprintf(stderr, "sgemm: no CUDA device available (cudaGetDeviceCount: %s: %s)\n  %s\n",
-                   cudaGetErrorName(err), cudaGetErrorString(err), no_device_advice(err));
+                   cudaGetErrorName(err), cudaGetErrorString(err), no_device_advice(err).c_str());
     else
       std::fprintf(stderr, "sgemm: no CUDA device available (cudaGetDeviceCount found none)\n  %s\n",
-                   no_device_advice(cudaErrorNoDevice));
+                   no_device_advice(cudaErrorNoDevice).c_str());
     std::exit(kExitCudaError);
   }
   int device = 0;
