@@ -122,12 +122,12 @@ void print_usage(std::FILE *to, const char *program) {
                "  sizes are whole numbers of at least 1\n"
                "options (after the sizes):\n"
                "  --seed N     seed of the random inputs (default 42)\n"
-               "  --repeats N  timed launches per kernel, 1 to %d (default 10)\n"
+               "  --repeats N  timed launches per kernel, 1 to %d (default %d)\n"
                "  --no-verify  skip the FP64 check (timings only, exits 0)\n"
                "  -h, --help   show this text\n"
                "exit status: 0 passed, 1 wrong result, 2 bad arguments or a problem too big,\n"
                "             3 CUDA error, launch error or no GPU\n",
-               program, kMaxRepeats);
+               program, kMaxRepeats, default_repeats());
 }
 
 void usage_error(const char *program, const std::string &reason) {

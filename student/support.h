@@ -28,6 +28,8 @@ enum ExitCode {
   kExitCudaError = 3  // a CUDA/cuBLAS call failed, or there is no GPU
 };
 
+// Default number of timed launches (gpu_support.cu or cpu_support.cpp): the
+// CPU runs a kernel thousands of times slower than a GPU.
 int default_repeats();
 
 // ---- command line --------------------------------------------------------
@@ -73,10 +75,6 @@ std::string error_detail();
 
 // Names A, B and C in the CPU build's out-of-bounds reports; nothing on a GPU.
 void label_device_buffers(const float *dA, const float *dB, const float *dC);
-
-// Default number of timed launches: the CPU runs a kernel thousands of times
-// slower than a GPU.
-int default_repeats();
 
 // The limits of int indexing and of the grid, the same on every machine:
 // empty when the problem is within them, else why not.
