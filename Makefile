@@ -54,7 +54,11 @@ SUITE ?=
 BACKEND ?= auto
 SEED ?=
 
-HANDOUT_FILES := kernel.cu main.cu support.h support.cu Makefile README.md
+# What students get from student/ (one path a line in grader/handout/files.txt,
+# which the handout tests read too); grader/handout/pack.sh adds cudacpu/ (the
+# CUDA-on-CPU layer, for `make cpu`) and check/ (the CPU grader and the public
+# suite, for `make check`).
+HANDOUT_FILES := $(shell cat grader/handout/files.txt)
 
 .PHONY: all deps test grade handout ci clean student
 
@@ -105,8 +109,11 @@ $(BUILD)/cpu/cpu_runner.o: $(CPU_RT)/runner_main.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPU_RT_FLAGS) -c $< -o $@
 
+# student/ holds no copy of the CUDA-on-CPU layer: its CPU build (no GPU here)
+# takes the one staged from grader/src/backends/cpu.
 student:
-	$(MAKE) -C student NVCC=$(NVCC)
+	@bash grader/handout/stage_cudacpu.sh $(BUILD)/student-cudacpu
+	$(MAKE) -C student NVCC=$(NVCC) CUDACPU=$(CURDIR)/$(BUILD)/student-cudacpu
 
 test: all
 	@bash grader/tools/install-deps.sh --test-extras
@@ -116,8 +123,8 @@ grade: $(BUILD)/grade $(RUNNER_OBJS) $(CPU_OBJS)
 	$(BUILD)/grade --out $(OUT) --backend $(BACKEND) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
 
 handout:
-	@rm -rf $(BUILD)/handout && mkdir -p $(BUILD)/handout/sgemm dist
-	cp $(addprefix student/,$(HANDOUT_FILES)) $(BUILD)/handout/sgemm/
+	@rm -rf $(BUILD)/handout && mkdir -p $(BUILD)/handout dist
+	bash grader/handout/pack.sh $(BUILD)/handout $(HANDOUT_FILES)
 	tar -C $(BUILD)/handout -czf dist/sgemm-handout.tar.gz sgemm
 	@echo "dist/sgemm-handout.tar.gz:" && tar -tzf dist/sgemm-handout.tar.gz
 

@@ -1,15 +1,21 @@
 // Everything the ./sgemm driver needs besides the kernel: argument parsing,
-// checked CUDA/cuBLAS calls, device buffers, timers, inputs and the FP64
+// checked CUDA calls, device buffers, timers, inputs and the FP64
 // verification. You do not need to edit this file.
+//
+// The same driver runs on a GPU (built with nvcc: gpu_support.cu) or on the
+// CPU (built with the host compiler against the CUDA-on-CPU layer in
+// cudacpu/: cpu_support.cpp). Only "the machine" below differs.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
+
+struct cublasContext;  // cuBLAS's handle type, used on the GPU only
 
 // The function under test, defined in kernel.cu.
 void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C);
@@ -22,11 +28,15 @@ enum ExitCode {
   kExitCudaError = 3  // a CUDA/cuBLAS call failed, or there is no GPU
 };
 
+// Default number of timed launches (gpu_support.cu or cpu_support.cpp): the
+// CPU runs a kernel thousands of times slower than a GPU.
+int default_repeats();
+
 // ---- command line --------------------------------------------------------
 struct Options {
   int m = 1000, k = 1000, n = 1000;  // A is m x k, B is k x n, C is m x n
   std::uint64_t seed = 42;
-  int repeats = 10;  // timed launches per kernel
+  int repeats = default_repeats();  // timed launches per kernel
   bool verify = true;
   bool help = false;
 };
@@ -40,7 +50,6 @@ void print_usage(std::FILE *to, const char *program);
 
 // ---- checked calls -------------------------------------------------------
 [[noreturn]] void cuda_failed(const char *call, const char *file, int line, cudaError_t err);
-[[noreturn]] void cublas_failed(const char *call, const char *file, int line, cublasStatus_t st);
 
 // Wrap every CUDA runtime call: a failure names the call, where it was made
 // and the error, then exits with kExitCudaError.
@@ -51,21 +60,25 @@ void print_usage(std::FILE *to, const char *program);
       cuda_failed(#call, __FILE__, __LINE__, check_cuda_err_);            \
   } while (0)
 
-#define CHECK_CUBLAS(call)                                                \
-  do {                                                                    \
-    cublasStatus_t check_cublas_st_ = (call);                             \
-    if (check_cublas_st_ != CUBLAS_STATUS_SUCCESS)                        \
-      cublas_failed(#call, __FILE__, __LINE__, check_cublas_st_);         \
-  } while (0)
-
-// ---- device ----------------------------------------------------------------
-// Selects the current device and prints what it is; exits with kExitCudaError
-// and a clear message when there is no usable GPU.
+// ---- the machine (gpu_support.cu or cpu_support.cpp) --------------------------
+// Selects the current device and prints what it is; on the GPU, exits with
+// kExitCudaError and a clear message when there is no usable GPU.
 void open_device();
 
 // Returns an empty string when the problem fits on the device, else why not.
 // Checked only after open_device(): it compares against free device memory.
 std::string check_problem_fits(const Options &opt);
+
+// Why the last failing CUDA call failed, beyond its error code (the CPU build
+// names the line, index and thread); empty when there is nothing to add.
+std::string error_detail();
+
+// Names A, B and C in the CPU build's out-of-bounds reports; nothing on a GPU.
+void label_device_buffers(const float *dA, const float *dB, const float *dC);
+
+// The limits of int indexing and of the grid, the same on every machine:
+// empty when the problem is within them, else why not.
+std::string check_index_limits(const Options &opt);
 
 // Owns one device allocation; frees it (checked) when it goes out of scope.
 template <typename T>
@@ -124,9 +137,6 @@ void fill_uniform(std::vector<float> &values, std::uint64_t seed, std::uint64_t 
 double timed_student_launch(const Options &opt, const float *dA, const float *dB, float *dC,
                             EventTimer &timer);
 
-// Row-major C = A * B through cuBLAS SGEMM (column-major: C^T = B^T * A^T).
-void cublas_sgemm(cublasHandle_t handle, const Options &opt, const float *dA, const float *dB,
-                  float *dC);
 
 // ---- verification ------------------------------------------------------------
 struct WrongElement {
@@ -149,10 +159,71 @@ struct Verdict {
 // once k*u >= 1, where no useful bound exists).
 double gamma_k(int k);
 
-// Compares C (on the device, plus its host copy) against an FP64 oracle
-// computed with cuBLAS DGEMM from FP64 copies of A and B. Element (i, j)
-// passes when |C - C64| <= 2 * gamma_k * (|A||B|)_ij; NaN/Inf never pass.
-Verdict verify(cublasHandle_t handle, const Options &opt, const float *dA, const float *dB,
-               const float *dC, const std::vector<float> &hC);
+struct ElementCheck {
+  bool pass;
+  bool finite;
+  double ratio;  // |err| / bound (finite elements only)
+  double bound;
+};
+
+// The single pass/fail rule, shared by the GPU scan, the host listing and the
+// CPU build, so all always agree.
+__host__ __device__ inline ElementCheck check_element(float got, double want, double abs_ab,
+                                                      double scale) {
+  ElementCheck r;
+  // Stays 0 (not 0 * inf) when |A||B| is 0 and the bound is vacuous.
+  r.bound = abs_ab == 0.0 ? 0.0 : scale * abs_ab;
+  r.finite = fabsf(got) <= 3.402823466e+38f;  // FLT_MAX; false for NaN and +-Inf
+  if (!r.finite) {
+    r.pass = false;
+    r.ratio = 0;
+    return r;
+  }
+  const double err = fabs(static_cast<double>(got) - want);
+  r.pass = err <= r.bound;
+  r.ratio = err == 0.0 ? 0.0 : (r.bound > 0.0 ? err / r.bound : INFINITY);
+  return r;
+}
 
 void print_verdict(const Verdict &v, const Options &opt);
+
+// ---- the oracle and the yardstick (gpu_support.cu or cpu_support.cpp) ----------
+// On the GPU: cuBLAS, for the FP64 oracle (DGEMM on FP64 copies of A and B)
+// and the SGEMM the kernel is timed against. On the CPU: an FP64 loop on the
+// host, no yardstick, and the checks a GPU leaves to compute-sanitizer.
+class Library {
+ public:
+  Library();
+  ~Library();
+  Library(const Library &) = delete;
+  Library &operator=(const Library &) = delete;
+
+  // Names the oracle in the phase list, e.g. "FP64 cuBLAS".
+  const char *oracle_name() const;
+
+  // Compares C (on the device, plus its host copy) against the FP64 oracle.
+  // Element (i, j) passes when |C - C64| <= 2 * gamma_k * (|A||B|)_ij;
+  // NaN/Inf never pass.
+  Verdict verify(const Options &opt, const float *dA, const float *dB, const float *dC,
+                 const std::vector<float> &hC);
+
+  // What the first launch (whose result is hC) did that the values may not
+  // show, one message each: on the CPU, an out-of-bounds access, or a result
+  // that depends on the order in which a block's threads run between
+  // barriers (it runs the kernel again to find out). None on the GPU: use
+  // compute-sanitizer there.
+  std::vector<std::string> access_and_barrier_problems(const Options &opt, const float *dA,
+                                                       const float *dB, float *dC,
+                                                       const std::vector<float> &hC);
+
+  // Times the library's SGEMM on the same inputs into `out`; false when
+  // there is none to compare with (the CPU).
+  bool time_library_sgemm(const Options &opt, const float *dA, const float *dB, float *dC,
+                          EventTimer &timer, Summary *out);
+
+  // One line on what the times mean, printed with them.
+  const char *timing_note() const;
+
+ private:
+  cublasContext *handle_ = nullptr;
+};

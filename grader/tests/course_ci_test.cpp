@@ -65,15 +65,24 @@ std::string row_result(const std::string& output, const std::string& check, std:
   return "";
 }
 
-// A copy of the files the handout check reads: the Makefile, student/, reference/kernel.cu.
+// A copy of the files the handout check reads: the Makefile, student/,
+// reference/kernel.cu, and what `make handout` packs besides the student files
+// (grader/handout/, the grader's sources, the suites).
 void copy_kit_for_handout(const fs::path& to) {
-  fs::create_directories(to / "student");
   fs::create_directories(to / "reference");
+  fs::create_directories(to / "grader");
   fs::copy_file(kKit / "Makefile", to / "Makefile");
   fs::copy_file(kKit / "reference" / "kernel.cu", to / "reference" / "kernel.cu");
-  for (const auto& e : fs::directory_iterator(kKit / "student")) {
+  for (const char* dir : {"grader/handout", "grader/src", "testcases"})
+    fs::copy(kKit / dir, to / dir, fs::copy_options::recursive);
+  for (const auto& e : fs::recursive_directory_iterator(kKit / "student")) {
+    const fs::path rel = fs::relative(e.path(), kKit / "student");
     const std::string n = e.path().filename().string();
-    if (e.is_regular_file() && e.path().extension() != ".o" && n != "sgemm") fs::copy_file(e.path(), to / "student" / n);
+    if (!e.is_regular_file() || e.path().extension() == ".o" || n == "sgemm" || n == "report.md" ||
+        rel.begin()->string() == "build")
+      continue;
+    fs::create_directories((to / "student" / rel).parent_path());
+    fs::copy_file(e.path(), to / "student" / rel);
   }
 }
 

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Copies the CUDA-on-CPU layer into DEST (the handout's cudacpu/ folder): its
+# headers and library sources, and the source rewriter with a small main, so
+# that the handout's `make cpu` builds them with the host compiler.
+#   grader/handout/stage_cudacpu.sh DEST
+set -euo pipefail
+[[ $# -eq 1 ]] || { echo "usage: $0 DEST" >&2; exit 2; }
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+layer=$1
+rm -rf "$layer"
+cpu=$root/grader/src/backends/cpu
+mkdir -p "$layer/lib" "$layer/rewriter/backends/cpu"
+cp -rp "$cpu/runtime/include" "$layer/include"
+cp -p "$cpu"/runtime/lib/*.cpp "$cpu"/runtime/lib/*.h "$layer/lib/"
+for unit in rewrite cuda_tokens unsupported; do
+  cp -p "$cpu/$unit.h" "$cpu/$unit.cpp" "$layer/rewriter/backends/cpu/"
+done
+cp -p "$root/grader/handout/rewrite_main.cpp" "$layer/rewriter/"
+cat > "$layer/README.md" <<'TXT'
+# cudacpu: CUDA on the CPU
+
+What `make cpu` builds ./sgemm with when there is no NVIDIA GPU: `include/` stands in for
+`cuda_runtime.h`, `lib/` runs each block's threads as fibers (in a fixed order, one at a time
+until each reaches a barrier) and fences every device allocation with guard pages, and
+`rewriter/` turns `kernel<<<grid, block>>>(...)` launches and `__shared__` arrays in kernel.cu
+into plain C++ for the host compiler. You do not need to read or change anything here.
+TXT
