@@ -36,9 +36,9 @@ namespace {
 // ---- helpers -----------------------------------------------------------------
 
 std::string nvcc_path() {
-  if (const char* env = std::getenv("NVCC"); env && *env) return sg::build::resolve_program(env);
-  if (std::string p = sg::build::resolve_program("nvcc"); !p.empty()) return p;
-  return sg::build::resolve_program("/usr/local/cuda/bin/nvcc");
+  if (const char* env = std::getenv("NVCC"); env && *env) return sg::find_program(env);
+  if (std::string p = sg::find_program("nvcc"); !p.empty()) return p;
+  return sg::find_program("/usr/local/cuda/bin/nvcc");
 }
 
 #define SG_REQUIRE_NVCC()                                                     \

@@ -108,8 +108,9 @@ int arrange_descriptors(const ExecPlan& p) noexcept {
 }
 
 void apply_limits(const ExecPlan& p, int report) noexcept {
-  if (setrlimit(RLIMIT_CPU, &p.cpu) != 0 || setrlimit(RLIMIT_FSIZE, &p.fsize) != 0 ||
-      setrlimit(RLIMIT_NPROC, &p.nproc) != 0 || setrlimit(RLIMIT_CORE, &p.core) != 0)
+  if ((p.set_cpu && setrlimit(RLIMIT_CPU, &p.cpu) != 0) || (p.set_fsize && setrlimit(RLIMIT_FSIZE, &p.fsize) != 0) ||
+      (p.set_nproc && setrlimit(RLIMIT_NPROC, &p.nproc) != 0) || (p.set_as && setrlimit(RLIMIT_AS, &p.as) != 0) ||
+      setrlimit(RLIMIT_CORE, &p.core) != 0)
     fail(report, ExecStep::ResourceLimits, errno);
 }
 
@@ -142,7 +143,7 @@ void exec_child(const ExecPlan& p) noexcept {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail(report, ExecStep::ParentDeathSignal, errno);
   // The judge may have died before the line above took effect.
   if (getppid() != p.judge_pid) fail(report, ExecStep::ParentGone, ESRCH);
-  if (chdir(p.workdir) != 0) fail(report, ExecStep::WorkingDirectory, errno);
+  if (p.workdir && chdir(p.workdir) != 0) fail(report, ExecStep::WorkingDirectory, errno);
   // The judge blocked every signal around fork; the program starts with none blocked.
   sigset_t none;
   sigemptyset(&none);

@@ -1,10 +1,12 @@
-// Running a trusted build tool (nvcc, nm) without a shell: fork/exec with a
-// deadline, output captured through a pipe and capped. The tool runs in its
-// own process group so a timeout kills everything it started.
+// Running a trusted build tool (nvcc, nm, objdump) with a deadline, its output
+// captured in memory and capped: a thin caller of Child::spawn (process.h).
+// The tool runs in its own process group so a timeout kills everything it started.
 #pragma once
 #include <cstddef>
 #include <string>
 #include <vector>
+
+#include "process/program_path.h"
 
 namespace sg::build {
 
@@ -14,7 +16,7 @@ struct ToolResult {
   int code = -1;           // exit code when exited
   int signal = 0;          // terminating signal otherwise
   bool timed_out = false;  // killed at the deadline
-  std::string output;      // stdout and stderr interleaved, at most `cap` bytes
+  std::string output;      // stdout and stderr interleaved, at most `cap` bytes, cleaned (io/clean_text.h)
   bool truncated = false;  // the tool wrote more than `cap` bytes
   std::string error;       // why the tool could not be started
   double seconds = 0;
@@ -25,12 +27,5 @@ struct ToolResult {
 // Runs argv[0] (searched in PATH when it has no '/') with the current
 // environment and stdin from /dev/null. Never waits past `timeout_s`.
 ToolResult run_build_tool(const std::vector<std::string>& argv, double timeout_s, std::size_t cap);
-
-// Finds an executable the way execvp would; returns "" when there is none.
-std::string resolve_program(const std::string& name);
-
-// Tool output made safe for reports: invalid UTF-8 and control bytes other
-// than newline and tab become '?'.
-std::string printable_text(const std::string& raw);
 
 }  // namespace sg::build

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "report/file_output.h"
+#include "io/atomic_file.h"
 
 namespace sg {
 
@@ -59,8 +59,8 @@ void write_batch_reports(const std::vector<GradeResult>& results, const std::str
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
   const std::filesystem::path base(dir);
-  report::write_text_file((base / "gradebook.csv").string(), gradebook_csv(results));
-  report::write_text_file((base / "summary.html").string(), summary_html(results, title));
+  write_file_atomically((base / "gradebook.csv").string(), gradebook_csv(results));
+  write_file_atomically((base / "summary.html").string(), summary_html(results, title));
 }
 
 }  // namespace sg

@@ -162,7 +162,7 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
 
   const ToolResult run = run_build_tool(argv, timeout_s, kLogCap);
   res.seconds = run.seconds;
-  res.log += printable_text(run.output);
+  res.log += run.output;  // already cleaned
   if (!res.log.empty() && res.log.back() != '\n') res.log += "\n";
   if (run.truncated) res.log += "[compiler output truncated at 64 KiB]\n";
 

@@ -15,6 +15,7 @@
 
 #include "backends/cpu/rewrite.h"
 #include "process/process.h"
+#include "process/program_path.h"
 
 namespace fs = std::filesystem;
 
@@ -25,19 +26,6 @@ using Clock = std::chrono::steady_clock;
 constexpr std::size_t kLogCap = 64 << 10;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// An executable path for `name`: itself when it has a slash, else the first match in PATH.
-std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 struct Step {
   bool ok = false;
