@@ -1,6 +1,7 @@
 // `grade`: grades one submission and writes the reports (grader/ARCHITECTURE.md).
 // Exit codes: 0 graded (whatever the score), 2 usage or suite error, 3 internal error.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -56,11 +57,19 @@ class Watchdog {
   std::thread thread_;
 };
 
-// Fail early, before any grading work, when the reports could not be written.
+// Fail early, before any grading work, when the reports could not be written,
+// or could be written somewhere else: the folder must be a real folder of
+// this user, not a link or a folder someone else made (in /tmp, say).
 std::string check_output_dir(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return "cannot create output folder " + dir + ": " + ec.message();
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return "cannot examine output folder " + dir;
+  if (S_ISLNK(st.st_mode)) return "output folder " + dir + " is a symbolic link; give the real folder";
+  if (st.st_uid != ::geteuid())
+    return "output folder " + dir + " belongs to another user (uid " + std::to_string(st.st_uid) +
+           "); give a folder of your own";
   const std::string probe = dir + "/.grade-write-test";
   {
     std::ofstream f(probe);

@@ -29,6 +29,7 @@ GraderPaths GraderPaths::discover() {
   p.cpu_include = p.source_root + "/grader/src/backends/cpu/runtime/include";
   p.cpu_library = p.home + "/cpu/libcudacpu.a";
   p.cpu_runner_object = p.home + "/cpu/cpu_runner.o";
+  p.sandbox = probe_sandbox();
   return p;
 }
 

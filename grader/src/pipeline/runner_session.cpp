@@ -48,6 +48,7 @@ std::optional<Child> RunnerSession::spawn_runner(std::string& log_file, std::str
   opts.protocol_pipes = true;
   opts.limits = cfg_.limits;
   opts.pid_namespace = cfg_.pid_namespace;
+  opts.sandbox = cfg_.sandbox;
   std::optional<Child> child = Child::spawn(opts, error);
   if (child) {
     ++spawned_;

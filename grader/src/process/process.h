@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "process/sandbox.h"
+
 namespace sg {
 
 // Per-child resource limits; 0 leaves that limit as the judge has it.
@@ -43,6 +45,10 @@ struct SpawnOptions {
   // (EPERM in a container). Tests set false to exercise that fallback.
   bool pid_namespace = true;
   Limits limits;
+  // Where bubblewrap is available (sandbox.bwrap set) and a profile is named:
+  // argv runs inside the sandbox (process/sandbox.h), which then provides the
+  // PID namespace. Without bwrap: as before, limits and privilege drop only.
+  Sandbox sandbox;
 };
 
 // How a child ended.

@@ -190,7 +190,21 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
     return std::nullopt;
   }
 
-  const std::vector<char*> argv = c_strings(opts.argv);
+  // The sandbox: bwrap runs the program, reading its seccomp program from a
+  // descriptor the child inherits; bwrap's PID namespace replaces ours.
+  const bool sandboxed = opts.sandbox.profile != SandboxProfile::None && !opts.sandbox.bwrap.empty();
+  Fd seccomp;
+  std::vector<std::string> command = opts.argv;
+  if (sandboxed) {
+    seccomp.reset(seccomp_program_fd(opts.sandbox.profile, error));
+    if (!seccomp) {
+      error = prefix + error;
+      return std::nullopt;
+    }
+    command = sandbox_argv(opts.sandbox, opts.argv, opts.workdir, detail::kSeccompFd);
+  }
+  plan.seccomp_fd = seccomp.get();
+  const std::vector<char*> argv = c_strings(command);
   const std::vector<char*> envp = c_strings(opts.env);
   plan.argv = argv.data();
   plan.envp = envp.data();
@@ -224,7 +238,7 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
 
   // Namespace mode: the init reports the runner's wait status on its own pipe.
   Fd status_read, status_write;
-  bool in_namespace = opts.pid_namespace && geteuid() == 0;
+  bool in_namespace = opts.pid_namespace && geteuid() == 0 && !sandboxed;
   if (in_namespace && !make_pipe(status_read, status_write, error, "status pipe")) {
     error = prefix + error;
     return std::nullopt;
@@ -266,6 +280,7 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
   reply_write.reset();
   output.reset();
   dev_null.reset();
+  seccomp.reset();
 
   detail::ExecFailure failure;
   std::size_t got = 0;

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "process/process.h"
 #include "process/program_path.h"
+#include "process/sandbox.h"
 
 namespace sg::build {
 
@@ -26,6 +28,14 @@ struct ToolResult {
 
 // Runs argv[0] (searched in PATH when it has no '/') with the current
 // environment and stdin from /dev/null. Never waits past `timeout_s`.
-ToolResult run_build_tool(const std::vector<std::string>& argv, double timeout_s, std::size_t cap);
+// `sandbox`: for tools that read student input (the compilers), which then
+// also get the compile limits (address space, CPU time).
+ToolResult run_build_tool(const std::vector<std::string>& argv, double timeout_s, std::size_t cap,
+                          const Sandbox& sandbox = {});
+
+// The limits of a compiler run on student code, sandboxed or not: an
+// `#include </dev/zero>` or a pathological template must end in an error,
+// not take the machine's memory.
+Limits compile_limits(double timeout_s);
 
 }  // namespace sg::build

@@ -49,7 +49,13 @@ std::string report_folder(const std::string& student) {
                       c == '.' || c == '_' || c == '-';
     out += safe ? c : '_';
   }
-  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  // Never a name the batch itself uses in its folder (journal.jsonl, .locks, ...):
+  // a student id must not reach the batch's own files.
+  static const char* const kBatchFiles[] = {"journal.jsonl", "batch.json", "gradebook.csv", "summary.html",
+                                            "shards", "grade_batch.sbatch"};
+  bool reserved = out.empty() || out[0] == '.';
+  for (const char* f : kBatchFiles) reserved = reserved || out == f;
+  if (reserved) out = "_" + out;
   return out;
 }
 
