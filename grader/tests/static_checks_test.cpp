@@ -27,6 +27,7 @@
 #include "static_checks/device_stubs.h"
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
+#include "process/sandbox.h"
 #include "process/tool_process.h"
 
 namespace fs = std::filesystem;
@@ -348,6 +349,7 @@ std::map<std::string, sg::CompileResult> compile_all(const std::vector<std::pair
   sg::Toolchain tc;
   tc.nvcc = nvcc_path();
   tc.arch = arch;
+  tc.bwrap = sg::probe_sandbox().bwrap;  // as the grader compiles: in the sandbox where there is one
   auto worker = [&](std::size_t first) {
     std::vector<std::pair<std::string, sg::CompileResult>> out;
     for (std::size_t i = first; i < jobs.size(); i += 2)
