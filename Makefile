@@ -29,7 +29,19 @@ CXX ?= g++
 WARN := -Wall -Wextra -Werror=switch
 CXXFLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -I$(CUDA_INC) -MMD -MP
 NVCCFLAGS := -std=c++17 -O3 $(GPU_ARCH) -Igrader/src -Xcompiler -Wall,-Wextra
-LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static -ldl -lrt -pthread
+# libseccomp (the sandbox's filters, grader/src/process/seccomp_policy.cpp), linked statically so
+# the grader runs where only bubblewrap is installed. Its headers and archive come from Debian's
+# libseccomp-dev, or, on a machine without a package registry, from .devcarry/seccomp (that
+# package unpacked with `dpkg -x`; see grader/tools/gpu_sandbox_check.sh).
+SECCOMP_INC := $(patsubst %/seccomp.h,%,$(firstword $(wildcard /usr/include/seccomp.h .devcarry/seccomp/usr/include/seccomp.h)))
+SECCOMP_LIB := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libseccomp.a /usr/lib/aarch64-linux-gnu/libseccomp.a \
+                 .devcarry/seccomp/usr/lib/x86_64-linux-gnu/libseccomp.a) -lseccomp)
+ifneq ($(SECCOMP_INC),/usr/include)
+  ifneq ($(SECCOMP_INC),)
+    CXXFLAGS += -I$(SECCOMP_INC)
+  endif
+endif
+LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static $(SECCOMP_LIB) -ldl -lrt -pthread
 
 # Grader library: every .cpp under grader/src except the CLI's main and the
 # CUDA-on-CPU layer (compiled into libcudacpu.a for the runners, below).
@@ -145,7 +157,7 @@ clean:
 SG_FLAVOUR := $(if $(NO_CUDA),no-cuda,cuda)
 ifneq ($(NO_CUDA),)
   CXXFLAGS := $(filter-out -I$(CUDA_INC),$(CXXFLAGS)) -DSG_NO_CUDA
-  LDLIBS := -lyaml-cpp -ldl -lrt -pthread
+  LDLIBS := -lyaml-cpp $(SECCOMP_LIB) -ldl -lrt -pthread
 endif
 
 # Remembers which flavour the objects were built for; rewritten only when it

@@ -28,6 +28,11 @@ command -v make >/dev/null || missing+=(make)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 # The kit's Makefile checks for GoogleTest before any build (grader/tools/install-deps.sh).
 { have_header gtest/gtest.h && have_lib gtest; } || missing+=(libgtest-dev)
+# The sandbox: libseccomp for its filters, bubblewrap to run student code in.
+# Where Gradescope's container refuses namespaces, grading says so and runs
+# with rlimits only.
+have_header seccomp.h || missing+=(libseccomp-dev)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
 
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$use_apt" = 0 ]; then
@@ -38,7 +43,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 else
-  echo "setup.sh: g++, make, yaml-cpp, nlohmann-json and GoogleTest are present; apt not needed"
+  echo "setup.sh: g++, make, yaml-cpp, nlohmann-json, GoogleTest, libseccomp and bubblewrap are present; apt not needed"
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"

@@ -29,6 +29,7 @@ sg::GradeResult full_result() {
   r.device = "CPU backend";
   r.state = sg::GradeState::Rejected;
   r.build_log = "kernel.cu:3: error: \xc3\xa9 <b>&amp;</b>\n";
+  r.sandbox = "sandbox: bubblewrap (namespaces, seccomp)";
   r.notes = {"style: `twice(float)` is visible outside kernel.cu", "second note"};
   r.student_output = "line 1\nline 2\n";
   r.seed = 18446744073709551557ull;  // above 2^53: must not pass through a double
@@ -113,6 +114,7 @@ TEST(ResultCodec, EveryFieldSurvivesARoundTrip) {
   EXPECT_EQ(out.state, in.state);
   EXPECT_EQ(out.build_log, in.build_log);
   EXPECT_EQ(out.notes, in.notes);
+  EXPECT_EQ(out.sandbox, in.sandbox);
   EXPECT_EQ(out.student_output, in.student_output);
   EXPECT_EQ(out.seed, in.seed);
   EXPECT_EQ(out.seed_given, in.seed_given);

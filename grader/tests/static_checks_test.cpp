@@ -28,6 +28,7 @@
 #include "static_checks/device_stubs.h"
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
+#include "process/sandbox.h"
 #include "process/tool_process.h"
 
 namespace fs = std::filesystem;
@@ -37,9 +38,9 @@ namespace {
 // ---- helpers -----------------------------------------------------------------
 
 std::string nvcc_path() {
-  if (const char* env = std::getenv("NVCC"); env && *env) return sg::build::resolve_program(env);
-  if (std::string p = sg::build::resolve_program("nvcc"); !p.empty()) return p;
-  return sg::build::resolve_program("/usr/local/cuda/bin/nvcc");
+  if (const char* env = std::getenv("NVCC"); env && *env) return sg::find_program(env);
+  if (std::string p = sg::find_program("nvcc"); !p.empty()) return p;
+  return sg::find_program("/usr/local/cuda/bin/nvcc");
 }
 
 #define SG_REQUIRE_NVCC()                                                     \
@@ -349,6 +350,7 @@ std::map<std::string, sg::CompileResult> compile_all(const std::vector<std::pair
   sg::Toolchain tc;
   tc.nvcc = nvcc_path();
   tc.arch = arch;
+  tc.bwrap = sg::probe_sandbox().bwrap;  // as the grader compiles: in the sandbox where there is one
   auto worker = [&](std::size_t first) {
     std::vector<std::pair<std::string, sg::CompileResult>> out;
     for (std::size_t i = first; i < jobs.size(); i += 2)

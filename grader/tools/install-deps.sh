@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure the kit's build dependencies are present: yaml-cpp, nlohmann-json
-# and GoogleTest (the CUDA Toolkit itself must already be installed).
+# Makes sure the kit's build dependencies are present: yaml-cpp, nlohmann-json,
+# GoogleTest, libseccomp and bubblewrap (the CUDA Toolkit itself must already
+# be installed).
 # As root on Debian/Ubuntu it installs what is missing; otherwise it prints
 # the exact command and fails.
 # With --test-extras (only `make test` passes it): also Slurm and munge, for
@@ -21,9 +22,17 @@ have_lib() { for d in /usr/lib /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-
 have_header yaml-cpp/yaml.h && have_lib yaml-cpp || missing+=(libyaml-cpp-dev)
 have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 { have_header gtest/gtest.h && have_lib gtest; } || missing+=(libgtest-dev)
+# The sandbox (grader/src/process/sandbox.h): libseccomp builds its filters,
+# bubblewrap runs compilers and runners (without it grading falls back to
+# rlimits only and says so in every report).
+have_header seccomp.h || [ -e "$(dirname "$0")/../../.devcarry/seccomp/usr/include/seccomp.h" ] || missing+=(libseccomp-dev)
 # The daemons live in /usr/sbin, which a non-root PATH may lack.
 have_program() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ]; }
 optional=()
+# bubblewrap is optional too (grading falls back to rlimits without it): a GPU
+# machine without a package registry gets it from .devcarry/debs
+# (grader/tools/gpu_sandbox_check.sh).
+have_program bwrap || optional+=(bubblewrap)
 if [ $test_extras = 1 ] && [ -z "${NO_CUDA:-}" ]; then
   have_program slurmctld || optional+=(slurmctld)
   have_program slurmd || optional+=(slurmd)
@@ -46,9 +55,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   if [ ${#optional[@]} -gt 0 ] && [ ! -e "$failed_stamp" ]; then
     # --no-install-recommends: the daemons alone, not Slurm's whole suite.
     opt_cmd="apt-get install -y --no-install-recommends ${optional[*]}"
-    echo "install-deps: installing ${optional[*]} (optional, for the Slurm test)" >&2
+    echo "install-deps: installing ${optional[*]} (optional: the sandbox, the Slurm test)" >&2
     { { [ $updated = 1 ] || apt-get update -qq; } && DEBIAN_FRONTEND=noninteractive $opt_cmd -qq; } >/dev/null 2>&1 || {
-      echo "install-deps: '$opt_cmd' failed; the Slurm test will be skipped" >&2
+      echo "install-deps: '$opt_cmd' failed; without bubblewrap grading runs with rlimits only, without Slurm its test skips" >&2
       mkdir -p "$(dirname "$failed_stamp")" && : >"$failed_stamp"; }
   fi
   exit 0

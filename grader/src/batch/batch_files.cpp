@@ -35,27 +35,6 @@ bool read_settings(const std::string& path, BatchSettings& s) {
   return true;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      const std::string msg = "cannot write " + tmp + ": " + std::strerror(errno);
-      ::close(fd);
-      throw std::runtime_error(msg);
-    }
-    done += static_cast<std::size_t>(w);
-  }
-  const bool synced = ::fsync(fd) == 0;
-  ::close(fd);
-  if (!synced || ::rename(tmp.c_str(), path.c_str()) != 0)
-    throw std::runtime_error("cannot replace " + path + ": " + std::strerror(errno));
-}
-
 BatchLock::BatchLock(const std::string& dir, std::string& error) {
   const std::string path = dir + "/.batch.lock";
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "io/atomic_file.h"  // write_file_atomically, for the batch's own files
+
 namespace sg::batch {
 
 // What a batch was run with; merge reads it back from a shard.
@@ -17,10 +19,6 @@ struct BatchSettings {
 std::string settings_json(const BatchSettings& s);
 // False when the file is absent or not readable as settings.
 bool read_settings(const std::string& path, BatchSettings& s);
-
-// Writes `text` to `path` through a temporary file, fsync and rename, so a
-// crash leaves the old or the new file, never half of one. Throws naming the path.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 // Holds an exclusive flock(2) on `<dir>/.batch.lock` for the object's lifetime.
 class BatchLock {

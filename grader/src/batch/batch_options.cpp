@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
+#include <vector>
+
+#include "cli/arg_parser.h"
 
 namespace sg::batch {
 namespace {
@@ -47,148 +49,93 @@ std::string batch_usage() {
 }
 
 bool parse_batch_args(int argc, char** argv, BatchOptions& o, std::string& error) {
-  auto value = [&](int& i, const std::string& flag, std::string& out) {
-    if (i + 1 >= argc) {
-      error = flag + " needs a value";
-      return false;
-    }
-    out = argv[++i];
-    return true;
+  // A whole number in [lo, hi], or the error naming the flag and what was expected.
+  auto number = [](const std::string& v, long lo, long hi, long& n, const std::string& complaint) {
+    return parse_int(v, lo, hi, n) ? std::string() : complaint + v;
   };
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    std::string v;
-    long n = 0;
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--out") {
-      if (!value(i, a, o.out)) return false;
-    } else if (a == "--suite") {
-      if (!value(i, a, o.suite)) return false;
-    } else if (a == "--seed") {
-      if (!value(i, a, v)) return false;
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos) {
-        error = "--seed: not a non-negative integer: " + v;
-        return false;
-      }
-      errno = 0;
-      o.seed = std::strtoull(v.c_str(), nullptr, 10);
-      if (errno) {
-        error = "--seed: out of range: " + v;
-        return false;
-      }
-    } else if (a == "--backend") {
-      if (!value(i, a, o.backend)) return false;
-      if (o.backend != "gpu" && o.backend != "cpu" && o.backend != "auto") {
-        error = "--backend: expected gpu, cpu or auto, got " + o.backend;
-        return false;
-      }
-    } else if (a == "--visibility") {
-      if (!value(i, a, v)) return false;
-      if (v != "public" && v != "all") {
-        error = "--visibility: expected public or all, got " + v;
-        return false;
-      }
-      o.public_only = v == "public";
-    } else if (a == "--gpus") {
-      if (!value(i, a, v)) return false;
-      std::vector<int> list;
-      std::size_t start = 0;
-      while (start <= v.size()) {
-        const std::size_t comma = std::min(v.find(',', start), v.size());
-        if (!parse_int(v.substr(start, comma - start), 0, 1023, n)) {
-          error = "--gpus: expected GPU indices like 0,1, got " + v;
-          return false;
-        }
-        for (int g : list)
-          if (g == n) {
-            error = "--gpus: GPU " + std::to_string(n) + " listed twice in " + v;
-            return false;
-          }
-        list.push_back(static_cast<int>(n));
-        start = comma + 1;
-      }
-      o.gpus = list;
-    } else if (a == "--jobs") {
-      if (!value(i, a, v)) return false;
-      if (!parse_int(v, 1, 4096, n)) {
-        error = "--jobs: expected a number from 1 to 4096, got " + v;
-        return false;
-      }
-      o.jobs = static_cast<int>(n);
-    } else if (a == "--resume") {
-      o.resume = true;
-    } else if (a == "--regrade") {
-      o.regrade = true;
-    } else if (a == "--export") {
-      if (!value(i, a, v)) return false;
-      if (v != "canvas") {
-        error = "--export: the one format is canvas, got " + v;
-        return false;
-      }
-      o.export_canvas = true;
-    } else if (a == "--only") {
-      if (!value(i, a, v)) return false;
-      for (std::size_t start = 0; start <= v.size();) {
-        const std::size_t comma = std::min(v.find(',', start), v.size());
-        if (comma > start) o.only.push_back(v.substr(start, comma - start));
-        start = comma + 1;
-      }
-      if (o.only.empty()) {
-        error = "--only: expected student ids separated by commas, got '" + v + "'";
-        return false;
-      }
-    } else if (a == "--time-limit") {
-      if (!value(i, a, v)) return false;
-      char* end = nullptr;
-      o.time_limit_s = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(o.time_limit_s > 0)) {
-        error = "--time-limit: expected seconds > 0, got " + v;
-        return false;
-      }
-    } else if (a == "--title") {
-      if (!value(i, a, o.title)) return false;
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (a == "--shard") {
-      if (!value(i, a, v)) return false;
-      const std::size_t slash = v.find('/');
-      long idx = 0, count = 0;
-      if (slash == std::string::npos || !parse_int(v.substr(0, slash), 0, 100000, idx) ||
-          !parse_int(v.substr(slash + 1), 1, 100000, count) || idx >= count) {
-        error = "--shard: expected I/N with 0 <= I < N, got " + v;
-        return false;
-      }
-      o.shard_index = static_cast<int>(idx);
-      o.shard_count = static_cast<int>(count);
-    } else if (a == "--slurm") {
-      if (!value(i, a, v)) return false;
-      if (!parse_int(v, 1, 100000, n)) {
-        error = "--slurm: expected a number of shards >= 1, got " + v;
-        return false;
-      }
-      o.slurm_shards = static_cast<int>(n);
-    } else if (a == "--sbatch") {
-      if (!value(i, a, v)) return false;
-      if (v.find('\n') != std::string::npos) {
-        error = "--sbatch: an option may not contain a line break";
-        return false;
-      }
-      o.sbatch_lines.push_back(v);
-    } else if (a == "--merge") {
-      o.merge = true;
-    } else if (a == "--grader") {
-      if (!value(i, a, o.grader)) return false;
-    } else if (a.size() > 1 && a[0] == '-') {
-      error = "unknown option " + a;
-      return false;
-    } else if (o.submissions.empty()) {
-      o.submissions = a;
-    } else {
-      error = "more than one submissions folder given (" + o.submissions + ", " + a + ")";
-      return false;
-    }
-  }
+  const std::vector<cli::Option> options = {
+      cli::text_option("--out", o.out),
+      cli::text_option("--suite", o.suite),
+      {"--seed", true, [&](const std::string& v) { return cli::parse_seed("--seed", v, o.seed); }},
+      {"--backend", true, [&](const std::string& v) { return cli::parse_backend("--backend", v, o.backend); }},
+      {"--visibility", true, [&](const std::string& v) { return cli::parse_visibility("--visibility", v, o.public_only); }},
+      {"--gpus", true,
+       [&](const std::string& v) {
+         std::vector<int> list;
+         for (std::size_t start = 0; start <= v.size();) {
+           const std::size_t comma = std::min(v.find(',', start), v.size());
+           long n = 0;
+           if (!parse_int(v.substr(start, comma - start), 0, 1023, n))
+             return "--gpus: expected GPU indices like 0,1, got " + v;
+           for (int g : list)
+             if (g == n) return "--gpus: GPU " + std::to_string(n) + " listed twice in " + v;
+           list.push_back(static_cast<int>(n));
+           start = comma + 1;
+         }
+         o.gpus = list;
+         return std::string();
+       }},
+      {"--jobs", true,
+       [&](const std::string& v) {
+         long n = 0;
+         std::string e = number(v, 1, 4096, n, "--jobs: expected a number from 1 to 4096, got ");
+         o.jobs = static_cast<int>(n);
+         return e;
+       }},
+      cli::flag_option("--resume", o.resume),
+      cli::flag_option("--regrade", o.regrade),
+      {"--export", true,
+       [&](const std::string& v) {
+         if (v != "canvas") return "--export: the one format is canvas, got " + v;
+         o.export_canvas = true;
+         return std::string();
+       }},
+      {"--only", true,
+       [&](const std::string& v) {
+         for (std::size_t start = 0; start <= v.size();) {
+           const std::size_t comma = std::min(v.find(',', start), v.size());
+           if (comma > start) o.only.push_back(v.substr(start, comma - start));
+           start = comma + 1;
+         }
+         return o.only.empty() ? "--only: expected student ids separated by commas, got '" + v + "'" : std::string();
+       }},
+      {"--time-limit", true,
+       [&](const std::string& v) {
+         char* end = nullptr;
+         o.time_limit_s = std::strtod(v.c_str(), &end);
+         return v.empty() || *end || !(o.time_limit_s > 0) ? "--time-limit: expected seconds > 0, got " + v
+                                                              : std::string();
+       }},
+      cli::text_option("--title", o.title),
+      cli::flag_option("--quiet", o.quiet),
+      {"--shard", true,
+       [&](const std::string& v) {
+         const std::size_t slash = v.find('/');
+         long idx = 0, count = 0;
+         if (slash == std::string::npos || !parse_int(v.substr(0, slash), 0, 100000, idx) ||
+             !parse_int(v.substr(slash + 1), 1, 100000, count) || idx >= count)
+           return "--shard: expected I/N with 0 <= I < N, got " + v;
+         o.shard_index = static_cast<int>(idx);
+         o.shard_count = static_cast<int>(count);
+         return std::string();
+       }},
+      {"--slurm", true,
+       [&](const std::string& v) {
+         long n = 0;
+         std::string e = number(v, 1, 100000, n, "--slurm: expected a number of shards >= 1, got ");
+         o.slurm_shards = static_cast<int>(n);
+         return e;
+       }},
+      {"--sbatch", true,
+       [&](const std::string& v) {
+         if (v.find('\n') != std::string::npos) return std::string("--sbatch: an option may not contain a line break");
+         o.sbatch_lines.push_back(v);
+         return std::string();
+       }},
+      cli::flag_option("--merge", o.merge),
+      cli::text_option("--grader", o.grader),
+  };
+  if (!cli::parse_args(argc, argv, options, "submissions folder", o.help, o.submissions, error)) return false;
   if (o.help) return true;
   if (o.merge) {
     // `grade batch --merge DIR`: the folder may come as the argument or as --out.

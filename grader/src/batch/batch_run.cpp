@@ -22,6 +22,7 @@
 #include "batch/slurm_plan.h"
 #include "batch/unfinished_result.h"
 #include "model/result_codec.h"
+#include "pipeline/limits.h"
 #include "report/batch_writers.h"
 #include "report/writers.h"
 #include "suite/suite_loader.h"
@@ -42,14 +43,6 @@ std::string absolute(const std::string& p) {
 bool inside(const std::string& child, const std::string& parent) {
   const fs::path rel = fs::path(child).lexically_relative(parent);
   return !rel.empty() && *rel.begin() != "..";
-}
-
-// What grade's own watchdog allows (cli/main.cpp): builds plus every case twice.
-double grade_watchdog_s(const Suite& s) {
-  double total = 600;
-  for (const auto& c : s.cases) total += 2 * c.timeout_s;
-  for (const auto& c : s.checks) total += c.timeout_s;
-  return total;
 }
 
 // This process's environment, less `name` when given.
@@ -224,9 +217,8 @@ int BatchRun::run() {
   const std::string backend = o_.backend != "auto" ? o_.backend : gpus_.empty() ? "cpu" : "gpu";
   settings_ = {subs, suite_path, backend, o_.public_only,
                o_.shard_count ? std::to_string(o_.shard_index) + "/" + std::to_string(o_.shard_count) : ""};
-  const double watchdog = grade_watchdog_s(suite_);
-  // A grade process may first wait for its GPU while another one runs cases.
-  time_limit_s_ = o_.time_limit_s > 0 ? o_.time_limit_s : (gpus_.empty() ? 1 : 2) * watchdog + 300;
+  // The grade processes share a GPU lock exactly when there are GPUs (--gpu-lock).
+  time_limit_s_ = o_.time_limit_s > 0 ? o_.time_limit_s : batch_time_limit_s(suite_, !gpus_.empty());
 
   try {
     write_file_atomically(out_ + "/batch.json", settings_json(settings_));

@@ -1,8 +1,9 @@
-// Running many `grade` processes at once: each in its own process group, its
-// output in a log file (never a pipe), with a wall-clock limit, and every
-// process it leaves behind killed. Single-threaded by design: the batch's main
-// thread forks every child, so PR_SET_PDEATHSIG (which fires when the forking
-// *thread* exits) ties each grade process to the batch's lifetime.
+// Running many `grade` processes at once, each started by the one spawn API
+// (process/process.h): its own process group, its output in a log file (never
+// a pipe), a wall-clock limit, and every process it leaves behind killed.
+// Single-threaded by design: the batch's main thread forks every child, so
+// PR_SET_PDEATHSIG (which fires when the forking *thread* exits) ties each
+// grade process to the batch's lifetime.
 #pragma once
 #include <sys/types.h>
 
@@ -10,6 +11,8 @@
 #include <map>
 #include <string>
 #include <vector>
+
+#include "process/process.h"
 
 namespace sg::batch {
 
@@ -51,16 +54,17 @@ class GradePool {
  private:
   using Clock = std::chrono::steady_clock;
   struct Running {
+    Child child;
     std::size_t index;
     Clock::time_point started;
     double limit_s;
-    bool timed_out = false;
   };
-  void enforce_limits();
+  // Collects the children that ended or passed their limit (those are killed).
+  void collect(std::vector<FinishedJob>& done);
+  // Kills what ended grade processes left behind, sparing the running ones.
   void sweep_orphans();
   std::map<pid_t, Running> running_;
   std::vector<FinishedJob> failed_starts_;
-  bool killed_any_ = false;
 };
 
 }  // namespace sg::batch

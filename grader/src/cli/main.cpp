@@ -1,6 +1,7 @@
 // `grade`: grades one submission and writes the reports (grader/ARCHITECTURE.md).
 // Exit codes: 0 graded (whatever the score), 2 usage or suite error, 3 internal error.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -56,25 +57,19 @@ class Watchdog {
   std::thread thread_;
 };
 
-double watchdog_seconds(const sg::Suite& s) {
-  // Tests shorten it to see it fire; nothing else should set this.
-  if (const char* v = std::getenv("SG_GRADE_WATCHDOG_S")) {
-    char* end = nullptr;
-    const double t = std::strtod(v, &end);
-    if (end != v && t > 0) return t;
-  }
-  double total = 600;  // builds and start-up
-  // A failing case runs twice; the CPU backend's limit is the larger one.
-  for (const auto& c : s.cases) total += 2 * sg::case_time_limit(c, sg::BackendKind::Cpu);
-  for (const auto& c : s.checks) total += c.timeout_s;
-  return total;
-}
-
-// Fail early, before any grading work, when the reports could not be written.
+// Fail early, before any grading work, when the reports could not be written,
+// or could be written somewhere else: the folder must be a real folder of
+// this user, not a link or a folder someone else made (in /tmp, say).
 std::string check_output_dir(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return "cannot create output folder " + dir + ": " + ec.message();
+  struct stat st {};
+  if (::lstat(dir.c_str(), &st) != 0) return "cannot examine output folder " + dir;
+  if (S_ISLNK(st.st_mode)) return "output folder " + dir + " is a symbolic link; give the real folder";
+  if (st.st_uid != ::geteuid())
+    return "output folder " + dir + " belongs to another user (uid " + std::to_string(st.st_uid) +
+           "); give a folder of your own";
   const std::string probe = dir + "/.grade-write-test";
   {
     std::ofstream f(probe);
@@ -126,9 +121,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "grade: %6.2fs %s\n", s, line.c_str());
       };
     }
-    // Under `grade batch` the wait for the shared GPU lock counts too, and the
-    // batch driver polices each grade process itself: allow more.
-    Watchdog watchdog(watchdog_seconds(suite) * (cli.gpu_lock.empty() ? 1 : 4));
+    // Under `grade batch` on a GPU the wait for the shared GPU lock counts too.
+    Watchdog watchdog(sg::grading_watchdog_s(suite, !cli.gpu_lock.empty()));
     sg::GradeResult result = sg::grade(suite, opts, paths);
     sg::write_reports(result, cli.out);
     sg::print_summary(result, std::cout, sg::use_color(STDOUT_FILENO));

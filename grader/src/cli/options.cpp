@@ -1,9 +1,9 @@
 #include "cli/options.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
 #include <regex>
+#include <vector>
+
+#include "cli/arg_parser.h"
 
 namespace sg {
 
@@ -27,75 +27,25 @@ std::string usage_text() {
 }
 
 bool parse_cli(int argc, char** argv, CliOptions& o, std::string& error) {
-  auto value = [&](int& i, const char* flag) -> const char* {
-    if (i + 1 >= argc) {
-      error = std::string(flag) + " needs a value";
-      return nullptr;
-    }
-    return argv[++i];
+  const std::vector<cli::Option> options = {
+      cli::text_option("--suite", o.suite),
+      cli::text_option("--out", o.out),
+      {"--seed", true, [&](const std::string& v) { return cli::parse_seed("--seed", v, o.seed); }},
+      {"--visibility", true, [&](const std::string& v) { return cli::parse_visibility("--visibility", v, o.public_only); }},
+      {"--backend", true, [&](const std::string& v) { return cli::parse_backend("--backend", v, o.backend); }},
+      cli::text_option("--student", o.student),
+      cli::text_option("--gpu-lock", o.gpu_lock),
+      {"--device-arch", true,
+       [&](const std::string& v) {
+         if (!std::regex_match(v, std::regex("sm_[0-9]{2,3}")))
+           return "--device-arch: expected an architecture such as sm_90, got " + v;
+         o.device_arch = v;
+         return std::string();
+       }},
+      cli::flag_option("--keep-work", o.keep_work),
+      cli::flag_option("--quiet", o.quiet),
   };
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const char* v = nullptr;
-    if (a == "--help" || a == "-h") {
-      o.help = true;
-    } else if (a == "--suite") {
-      if (!(v = value(i, "--suite"))) return false;
-      o.suite = v;
-    } else if (a == "--out") {
-      if (!(v = value(i, "--out"))) return false;
-      o.out = v;
-    } else if (a == "--seed") {
-      if (!(v = value(i, "--seed"))) return false;
-      char* end = nullptr;
-      errno = 0;
-      unsigned long long s = std::strtoull(v, &end, 10);
-      if (errno || !*v || *end || v[0] == '-') {
-        error = std::string("--seed: not a non-negative integer: ") + v;
-        return false;
-      }
-      o.seed = s;
-    } else if (a == "--visibility") {
-      if (!(v = value(i, "--visibility"))) return false;
-      if (std::strcmp(v, "public") && std::strcmp(v, "all")) {
-        error = std::string("--visibility: expected public or all, got ") + v;
-        return false;
-      }
-      o.public_only = std::strcmp(v, "public") == 0;
-    } else if (a == "--backend") {
-      if (!(v = value(i, "--backend"))) return false;
-      if (std::strcmp(v, "gpu") && std::strcmp(v, "cpu") && std::strcmp(v, "auto")) {
-        error = std::string("--backend: expected gpu, cpu or auto, got ") + v;
-        return false;
-      }
-      o.backend = v;
-    } else if (a == "--student") {
-      if (!(v = value(i, "--student"))) return false;
-      o.student = v;
-    } else if (a == "--gpu-lock") {
-      if (!(v = value(i, "--gpu-lock"))) return false;
-      o.gpu_lock = v;
-    } else if (a == "--device-arch") {
-      if (!(v = value(i, "--device-arch"))) return false;
-      if (!std::regex_match(v, std::regex("sm_[0-9]{2,3}"))) {
-        error = std::string("--device-arch: expected an architecture such as sm_90, got ") + v;
-        return false;
-      }
-      o.device_arch = v;
-    } else if (a == "--keep-work") {
-      o.keep_work = true;
-    } else if (a == "--quiet") {
-      o.quiet = true;
-    } else if (a.size() > 1 && a[0] == '-') {
-      error = "unknown option " + a;
-      return false;
-    } else if (o.submission.empty()) {
-      o.submission = a;
-    } else {
-      error = "more than one submission given (" + o.submission + ", " + a + ")";
-      return false;
-    }
-  }
+  if (!cli::parse_args(argc, argv, options, "submission", o.help, o.submission, error)) return false;
   if (!o.help && o.submission.empty()) {
     error = "no submission given";
     return false;

@@ -107,6 +107,7 @@ struct GradeResult {
   std::string suite_name, suite_path;
   std::optional<BackendKind> backend;  // unset when grading never got as far as choosing one
   std::string device;        // e.g. "NVIDIA H100 80GB HBM3 (sm_90)" or "CPU backend"
+  std::string sandbox;       // "sandbox: ..." (process/sandbox.h): what contained the student's code
   GradeState state = GradeState::Graded;
   std::string build_log;     // compiler output (capped)
   std::vector<std::string> notes;  // remarks that cost no points (style), shown in every report

@@ -227,6 +227,7 @@ std::string encode_result(const GradeResult& r) {
                {"state", to_string(r.state)},
                {"build_log", r.build_log},
                {"notes", r.notes},
+               {"sandbox", r.sandbox},
                {"student_output", r.student_output},
                // A string: 64-bit seeds do not survive readers that parse numbers as doubles.
                {"seed", std::to_string(r.seed)},
@@ -264,6 +265,7 @@ GradeResult decode_result(const std::string& text, const std::string& where) {
   r.device = j.text("device");
   r.state = j.word<GradeState>("state", parse_grade_state);
   r.build_log = j.text("build_log");
+  r.sandbox = j.text("sandbox");
   j.each("notes", [&](const Json& v, const std::string& at) {
     if (!v.is_string()) throw std::runtime_error(at + " is not a string");
     r.notes.push_back(v.get<std::string>());

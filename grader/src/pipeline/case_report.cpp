@@ -36,8 +36,10 @@ void record_runner_failure(TestResult& t, const CaseOutcome& o) {
   }
   if (o.kind == CaseOutcome::Kind::TimedOut)
     t.diagnoses.push_back({"hang.timeout",
-                           "the kernel or basicSgemm did not finish: look for a loop whose bound never becomes true "
-                           "(e.g. a phase counter that is never incremented) or a barrier not all threads reach"});
+                           "the kernel or basicSgemm did not finish in time: either a loop whose bound never becomes "
+                           "true (e.g. a phase counter that is never incremented) or a barrier not all threads reach, "
+                           "or far more work than the shape needs (e.g. a grid much larger than C, or every block "
+                           "walking more K tiles than k has)"});
   if (o.kind == CaseOutcome::Kind::CudaError && o.cause.find("IllegalAddress") != std::string::npos)
     t.diagnoses.push_back({"memory.illegal_address",
                            "an out-of-bounds global memory access: guard every load and store with row < m, "

@@ -349,6 +349,7 @@ GradeResult Grader::run() {
   backend_ = make_backend(opts_.backend, setup);  // throws UsageError
   r_.backend = backend_->kind();
   r_.device = backend_->device();
+  r_.sandbox = paths_.sandbox.describe();
   r_.tests = plan_tests(suite_, opts_.public_only ? Shown::PublicOnly : Shown::All, backend_->why_not_timed());
   end_phase("setup");
 

@@ -2,6 +2,8 @@
 #pragma once
 #include <string>
 
+#include "process/sandbox.h"
+
 namespace sg {
 
 struct GraderPaths {
@@ -13,6 +15,7 @@ struct GraderPaths {
   std::string cpu_include;        // the CUDA-on-CPU layer's headers
   std::string cpu_library;        // libcudacpu.a
   std::string cpu_runner_object;  // cpu_runner.o
+  SandboxSupport sandbox;         // whether compilers and runners run inside bubblewrap here
   static GraderPaths discover();
 };
 

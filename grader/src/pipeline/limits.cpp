@@ -1,5 +1,7 @@
 #include "pipeline/limits.h"
 
+#include <cstdlib>
+
 namespace sg {
 namespace {
 // A deliberately low rate for the CPU backend's fibers (it runs ~0.4 GFLOP/s on 2 cores).
@@ -10,5 +12,19 @@ double case_time_limit(const Case& c, BackendKind backend) {
   const double flop = 2.0 * c.m * double(c.n) * c.k;
   return c.timeout_s + (backend == BackendKind::Cpu ? flop / kCpuFlopsPerSecondFloor : 0.0);
 }
+
+double grading_watchdog_s(const Suite& s, bool shares_gpu) {
+  if (const char* v = std::getenv("SG_GRADE_WATCHDOG_S")) {
+    char* end = nullptr;
+    const double t = std::strtod(v, &end);
+    if (end != v && t > 0) return t;
+  }
+  double total = 600;
+  for (const auto& c : s.cases) total += 2 * case_time_limit(c, BackendKind::Cpu);
+  for (const auto& c : s.checks) total += c.timeout_s;
+  return total * (shares_gpu ? 4 : 1);
+}
+
+double batch_time_limit_s(const Suite& s, bool shares_gpu) { return grading_watchdog_s(s, shares_gpu) + kBatchGraceS; }
 
 }  // namespace sg

@@ -48,6 +48,7 @@ std::optional<Child> RunnerSession::spawn_runner(std::string& log_file, std::str
   opts.protocol_pipes = true;
   opts.limits = cfg_.limits;
   opts.pid_namespace = cfg_.pid_namespace;
+  opts.sandbox = cfg_.sandbox;
   std::optional<Child> child = Child::spawn(opts, error);
   if (child) {
     ++spawned_;
@@ -85,7 +86,7 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
   if (child_) {
     // Everything the dead runner left dies with it; the spare lives on.
     ExitInfo info = child_->kill_all(false);
-    kill_all_descendants(spare_ ? spare_->pid() : 0);
+    kill_all_descendants({spare_ ? spare_->pid() : 0});
     // A runner that died on its own says how; one we killed just "timed out".
     if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
       if (kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError)

@@ -24,6 +24,7 @@ struct RunnerConfig {
   // many SMs (runner --partition-sms; backends/gpu/sm_partition.h says why). 0: never.
   unsigned partition_sms_after_failure = 0;
   Limits limits;
+  Sandbox sandbox;  // the runner's sandbox (profile Run); bwrap "" where unavailable
 };
 
 struct CaseOutcome {

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -12,16 +13,23 @@ namespace sg {
 namespace {
 
 constexpr int kMaxDepth = 4;
+// Caps checked before anything reads the submission: an honest kernel.cu is a
+// few KiB, and a folder a handful of files. A 20 MB source once made the
+// judge itself grow to 2.2 GB.
+constexpr std::uintmax_t kMaxSourceBytes = 1u << 20;
+constexpr std::size_t kMaxEntries = 10000;
 
-void find_kernels(const fs::path& dir, int depth, std::vector<fs::path>& found) {
+// `seen` counts every entry looked at; past kMaxEntries the walk stops.
+void find_kernels(const fs::path& dir, int depth, std::vector<fs::path>& found, std::size_t& seen) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (++seen > kMaxEntries) return;
     const fs::path& p = it->path();
     const std::string name = p.filename().string();
     if (name.empty() || name[0] == '.' || name == "__MACOSX") continue;
     if (it->is_symlink(ec)) continue;  // never follow links out of the submission
     if (it->is_directory(ec)) {
-      if (depth < kMaxDepth) find_kernels(p, depth + 1, found);
+      if (depth < kMaxDepth) find_kernels(p, depth + 1, found, seen);
     } else if (name == "kernel.cu" && it->is_regular_file(ec)) {
       found.push_back(p);
     }
@@ -32,7 +40,11 @@ std::string check_file(const fs::path& p) {
   std::error_code ec;
   if (!fs::is_regular_file(p, ec)) return p.string() + " is not a regular file";
   if (::access(p.c_str(), R_OK) != 0) return p.string() + " cannot be read";
-  if (fs::file_size(p, ec) == 0 || ec) return p.string() + " is empty";
+  const std::uintmax_t size = fs::file_size(p, ec);
+  if (size == 0 || ec) return p.string() + " is empty";
+  if (size > kMaxSourceBytes)
+    return p.string() + " is " + std::to_string(size) + " bytes; a submission may be at most " +
+           std::to_string(kMaxSourceBytes) + " bytes (1 MiB)";
   return "";
 }
 
@@ -50,8 +62,12 @@ LocatedSubmission locate_submission(const std::string& path) {
     return out;
   }
   std::vector<fs::path> found;
-  find_kernels(p, 0, found);
-  if (found.empty()) {
+  std::size_t seen = 0;
+  find_kernels(p, 0, found, seen);
+  if (seen > kMaxEntries) {
+    out.problem = p.string() + " holds more than " + std::to_string(kMaxEntries) +
+                  " files and folders; submit the kernel.cu (or a small folder holding it)";
+  } else if (found.empty()) {
     out.problem = "no kernel.cu found in " + p.string();
   } else if (found.size() > 1) {
     out.problem = "more than one kernel.cu in " + p.string() + ":";

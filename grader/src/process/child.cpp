@@ -13,6 +13,7 @@
 #include <utility>
 #include <thread>
 
+#include "process/capped_read.h"
 #include "process/fd.h"
 #include "process/process.h"
 
@@ -99,9 +100,9 @@ void backoff_sleep(int& delay_us) {
 
 Child::Child(Child&& other) noexcept
     : pid_(other.pid_), to_child_(other.to_child_), from_child_(other.from_child_), status_fd_(other.status_fd_),
-      reaped_(other.reaped_), exit_(other.exit_) {
+      capture_fd_(other.capture_fd_), reaped_(other.reaped_), exit_(other.exit_) {
   other.pid_ = -1;
-  other.to_child_ = other.from_child_ = other.status_fd_ = -1;
+  other.to_child_ = other.from_child_ = other.status_fd_ = other.capture_fd_ = -1;
   other.reaped_ = true;
 }
 
@@ -113,6 +114,7 @@ Child& Child::operator=(Child&& other) noexcept {
   std::swap(to_child_, old.to_child_);
   std::swap(from_child_, old.from_child_);
   std::swap(status_fd_, old.status_fd_);
+  std::swap(capture_fd_, old.capture_fd_);
   std::swap(reaped_, old.reaped_);
   std::swap(exit_, old.exit_);
   return *this;
@@ -123,12 +125,23 @@ Child::~Child() {
   if (to_child_ >= 0) close(to_child_);
   if (from_child_ >= 0) close(from_child_);
   if (status_fd_ >= 0) close(status_fd_);
-  to_child_ = from_child_ = status_fd_ = -1;
+  if (capture_fd_ >= 0) close(capture_fd_);
+  to_child_ = from_child_ = status_fd_ = capture_fd_ = -1;
 }
 
 bool Child::wait_readable(int fd, double timeout_s) const {
   const double ms = std::max(0.0, timeout_s) * 1000.0;
   return wait_fd_readable(fd, ms >= INT_MAX ? INT_MAX : static_cast<int>(std::ceil(ms)));
+}
+
+Child::Output Child::captured_output(std::size_t cap) const {
+  Output out;
+  if (capture_fd_ < 0) return out;
+  const detail::CappedRead read = detail::read_capped_fd(capture_fd_, cap);
+  out.text = read.text;
+  out.total_bytes = read.total_bytes;
+  out.truncated = read.truncated;
+  return out;
 }
 
 bool Child::ended() const { return pid_ <= 0 || reaped_ || has_terminated(pid_); }

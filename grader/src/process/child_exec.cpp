@@ -81,7 +81,8 @@ bool close_from(int first) noexcept {
 }
 
 // Puts /dev/null on 0, the output file on 1 and 2, the protocol pipes on 3
-// and 4 and the report pipe on 5, then closes everything else. Returns the
+// and 4, the report pipe on 5 and the seccomp program (if any) on 6, then
+// closes everything else. Returns the
 // report fd to use from now on.
 int arrange_descriptors(const ExecPlan& p) noexcept {
   int report = p.report_fd;
@@ -89,9 +90,10 @@ int arrange_descriptors(const ExecPlan& p) noexcept {
   const int out_fd = fcntl(p.output_fd, F_DUPFD, kScratchFdBase);
   const int req_fd = p.request_fd >= 0 ? fcntl(p.request_fd, F_DUPFD, kScratchFdBase) : -1;
   const int rep_fd = p.reply_fd >= 0 ? fcntl(p.reply_fd, F_DUPFD, kScratchFdBase) : -1;
+  const int sec_fd = p.seccomp_fd >= 0 ? fcntl(p.seccomp_fd, F_DUPFD, kScratchFdBase) : -1;
   const int report_high = fcntl(p.report_fd, F_DUPFD_CLOEXEC, kScratchFdBase);
   if (null_fd < 0 || out_fd < 0 || (p.request_fd >= 0 && req_fd < 0) || (p.reply_fd >= 0 && rep_fd < 0) ||
-      report_high < 0)
+      (p.seccomp_fd >= 0 && sec_fd < 0) || report_high < 0)
     fail(report, ExecStep::Descriptors, errno);
   report = report_high;
 
@@ -101,15 +103,17 @@ int arrange_descriptors(const ExecPlan& p) noexcept {
   if (rep_fd >= 0 && dup2(rep_fd, 4) < 0) fail(report, ExecStep::Descriptors, errno);
   if (dup3(report_high, kReportFd, O_CLOEXEC) < 0) fail(report, ExecStep::Descriptors, errno);
   report = kReportFd;
+  if (sec_fd >= 0 && dup2(sec_fd, kSeccompFd) < 0) fail(report, ExecStep::Descriptors, errno);
   if (req_fd < 0) close(3);
   if (rep_fd < 0) close(4);
-  if (!close_from(kReportFd + 1)) fail(report, ExecStep::CloseDescriptors, errno);
+  if (!close_from(sec_fd >= 0 ? kSeccompFd + 1 : kReportFd + 1)) fail(report, ExecStep::CloseDescriptors, errno);
   return report;
 }
 
 void apply_limits(const ExecPlan& p, int report) noexcept {
-  if (setrlimit(RLIMIT_CPU, &p.cpu) != 0 || setrlimit(RLIMIT_FSIZE, &p.fsize) != 0 ||
-      setrlimit(RLIMIT_NPROC, &p.nproc) != 0 || setrlimit(RLIMIT_CORE, &p.core) != 0)
+  if ((p.set_cpu && setrlimit(RLIMIT_CPU, &p.cpu) != 0) || (p.set_fsize && setrlimit(RLIMIT_FSIZE, &p.fsize) != 0) ||
+      (p.set_nproc && setrlimit(RLIMIT_NPROC, &p.nproc) != 0) || (p.set_as && setrlimit(RLIMIT_AS, &p.as) != 0) ||
+      setrlimit(RLIMIT_CORE, &p.core) != 0)
     fail(report, ExecStep::ResourceLimits, errno);
 }
 
@@ -142,7 +146,7 @@ void exec_child(const ExecPlan& p) noexcept {
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail(report, ExecStep::ParentDeathSignal, errno);
   // The judge may have died before the line above took effect.
   if (getppid() != p.judge_pid) fail(report, ExecStep::ParentGone, ESRCH);
-  if (chdir(p.workdir) != 0) fail(report, ExecStep::WorkingDirectory, errno);
+  if (p.workdir && chdir(p.workdir) != 0) fail(report, ExecStep::WorkingDirectory, errno);
   // The judge blocked every signal around fork; the program starts with none blocked.
   sigset_t none;
   sigemptyset(&none);
@@ -176,7 +180,7 @@ void run_namespace_init(const ExecPlan& p) noexcept {
   if (pid < 0) fail(report, ExecStep::NamespaceFork, errno);
   // Keep only the status pipe: the runner's exec must be the only thing
   // that holds the report pipe open, and no copy of fds 3/4 may linger here.
-  const int inherited[] = {p.stdin_fd, p.output_fd, p.request_fd, p.reply_fd, p.report_fd};
+  const int inherited[] = {p.stdin_fd, p.output_fd, p.request_fd, p.reply_fd, p.report_fd, p.seccomp_fd};
   for (const int fd : inherited)
     if (fd >= 0 && fd != p.status_fd) close(fd);
 #ifdef SYS_close_range

@@ -27,6 +27,9 @@ enum class ExecStep : int {
 };
 const char* to_string(ExecStep step);
 
+// Where the seccomp program's descriptor sits in a sandboxed child (bwrap --seccomp).
+constexpr int kSeccompFd = 6;
+
 // Written by the child on the report pipe when it cannot start the program.
 struct ExecFailure {
   int step = 0;  // an ExecStep
@@ -37,13 +40,15 @@ struct ExecFailure {
 struct ExecPlan {
   char* const* argv = nullptr;  // null-terminated; argv[0] is the program path
   char* const* envp = nullptr;  // null-terminated; the complete environment
-  const char* workdir = nullptr;
+  const char* workdir = nullptr;  // nullptr: stay in the judge's folder
   int stdin_fd = -1;    // /dev/null
   int output_fd = -1;   // becomes stdout and stderr
   int request_fd = -1;  // becomes fd 3, -1 when there are no protocol pipes
   int reply_fd = -1;    // becomes fd 4
   int report_fd = -1;   // close-on-exec write end of the report pipe
-  rlimit cpu{}, fsize{}, nproc{}, core{};
+  int seccomp_fd = -1;  // becomes kSeccompFd for bwrap; -1 when not sandboxed
+  rlimit cpu{}, fsize{}, nproc{}, as{}, core{};
+  bool set_cpu = false, set_fsize = false, set_nproc = false, set_as = false;  // core: always 0
   bool drop_privileges = false;
   uid_t uid = 0;
   gid_t gid = 0;

@@ -90,7 +90,7 @@ std::vector<pid_t> children_of(pid_t pid) {
 // a higher pid than its parent and so comes later in /proc; after pid
 // wrap-around it may not, which the closure at the end catches. `spared`
 // (when not 0) and everything below it are left out.
-std::vector<pid_t> stop_descendants_of(pid_t root, pid_t spared) {
+std::vector<pid_t> stop_descendants_of(pid_t root, const std::unordered_set<pid_t>& spared) {
   std::unordered_set<pid_t> found;
   // First down the tree by each process's list of children: a few small
   // reads per process, fast enough to catch a chain that forks and exits
@@ -99,7 +99,7 @@ std::vector<pid_t> stop_descendants_of(pid_t root, pid_t spared) {
   for (std::vector<pid_t> todo = children_of(root); !todo.empty();) {
     const pid_t pid = todo.back();
     todo.pop_back();
-    if (pid == root || pid == spared || !found.insert(pid).second) continue;
+    if (pid == root || spared.count(pid) || !found.insert(pid).second) continue;
     kill(pid, SIGSTOP);
     for (const pid_t c : children_of(pid)) todo.push_back(c);
   }
@@ -114,7 +114,7 @@ std::vector<pid_t> stop_descendants_of(pid_t root, pid_t spared) {
       if (*end != '\0') continue;
       const auto pid = static_cast<pid_t>(number);
       const pid_t ppid = parent_of(pid);
-      if (ppid < 0 || pid == root || pid == spared) continue;
+      if (ppid < 0 || pid == root || spared.count(pid)) continue;
       if (ppid == root || found.count(ppid)) {
         kill(pid, SIGSTOP);
         found.insert(pid);
@@ -136,10 +136,16 @@ std::vector<pid_t> stop_descendants_of(pid_t root, pid_t spared) {
   return std::vector<pid_t>(found.begin(), found.end());
 }
 
-// Reaps every child that has ended (ours or reparented to us); true if any.
-bool reap_ended_children() {
+// Reaps every child that has ended (ours or reparented to us), except the
+// spared ones, whose owners still want their exit status; true if any.
+bool reap_ended_children(pid_t self, const std::unordered_set<pid_t>& spared) {
   bool any = false;
   int status = 0;
+  if (!spared.empty()) {
+    for (const pid_t child : children_of(self))
+      if (!spared.count(child) && waitpid(child, &status, WNOHANG) > 0) any = true;
+    return any;
+  }
   for (;;) {
     const pid_t rc = waitpid(-1, &status, WNOHANG);
     if (rc > 0) {
@@ -158,8 +164,11 @@ void become_subreaper() {
     throw std::runtime_error(std::string("prctl(PR_SET_CHILD_SUBREAPER): ") + std::strerror(errno));
 }
 
-void kill_all_descendants(pid_t spared) {
+void kill_all_descendants(const std::vector<pid_t>& spared_list) {
   const pid_t self = getpid();
+  std::unordered_set<pid_t> spared;
+  for (const pid_t p : spared_list)
+    if (p > 0) spared.insert(p);
   const auto deadline = Clock::now() + std::chrono::duration<double>(kSweepDeadlineS);
   int quiet = 0;
   int delay_us = 100;
@@ -168,7 +177,7 @@ void kill_all_descendants(pid_t spared) {
     // between being seen and being killed.
     const std::vector<pid_t> found = stop_descendants_of(self, spared);
     for (const pid_t pid : found) kill(pid, SIGKILL);
-    const bool reaped = reap_ended_children();
+    const bool reaped = reap_ended_children(self, spared);
     // Zombies are descendants too until reaped, so only a scan that finds
     // nothing and reaps nothing counts as quiet.
     quiet = found.empty() && !reaped ? quiet + 1 : 0;

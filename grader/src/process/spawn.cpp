@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -140,10 +141,6 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
   }
   const std::string& program = opts.argv[0];
   const std::string prefix = "cannot start " + program + ": ";
-  if (opts.output_file.empty() || opts.workdir.empty()) {
-    error = prefix + "SpawnOptions." + (opts.workdir.empty() ? "workdir" : "output_file") + " is empty";
-    return std::nullopt;
-  }
 
   detail::ExecPlan plan;
   RunnerUser user;
@@ -157,9 +154,19 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
 
   // Opened here rather than in the child so that a bad path is a clear error.
   // O_NOFOLLOW: never truncate whatever a planted symlink points to.
-  Fd output(open(opts.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600));
+  const bool capture = opts.output_file.empty();
+  Fd output(capture ? memfd_create("sg-output", MFD_CLOEXEC)
+                    : open(opts.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                           opts.output_mode));
   if (!output) {
-    error = prefix + "cannot open output file " + opts.output_file + ": " + errno_text(errno);
+    error = prefix + (capture ? "memfd_create for its output" : "cannot open output file " + opts.output_file) + ": " +
+            errno_text(errno);
+    return std::nullopt;
+  }
+  // Another descriptor of the same in-memory file, for reading it back.
+  Fd captured(capture ? fcntl(output.get(), F_DUPFD_CLOEXEC, 0) : -1);
+  if (capture && !captured) {
+    error = prefix + "dup of the output file: " + errno_text(errno);
     return std::nullopt;
   }
   if (plan.drop_privileges && fchown(output.get(), user.uid, user.gid) != 0) {
@@ -183,33 +190,55 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
     return std::nullopt;
   }
 
-  const std::vector<char*> argv = c_strings(opts.argv);
+  // The sandbox: bwrap runs the program, reading its seccomp program from a
+  // descriptor the child inherits; bwrap's PID namespace replaces ours.
+  const bool sandboxed = opts.sandbox.profile != SandboxProfile::None && !opts.sandbox.bwrap.empty();
+  Fd seccomp;
+  std::vector<std::string> command = opts.argv;
+  if (sandboxed) {
+    seccomp.reset(seccomp_program_fd(opts.sandbox.profile, error));
+    if (!seccomp) {
+      error = prefix + error;
+      return std::nullopt;
+    }
+    command = sandbox_argv(opts.sandbox, opts.argv, opts.workdir, detail::kSeccompFd);
+  }
+  plan.seccomp_fd = seccomp.get();
+  const std::vector<char*> argv = c_strings(command);
   const std::vector<char*> envp = c_strings(opts.env);
   plan.argv = argv.data();
   plan.envp = envp.data();
-  plan.workdir = opts.workdir.c_str();
+  plan.workdir = opts.workdir.empty() ? nullptr : opts.workdir.c_str();
   plan.stdin_fd = dev_null.get();
   plan.output_fd = output.get();
   plan.request_fd = request_read.get();
   plan.reply_fd = reply_write.get();
   plan.report_fd = report_write.get();
-  // At least a second; NaN or absurd values become the largest sane limit.
-  double cpu = std::ceil(opts.limits.cpu_seconds);
+  // 0 keeps the judge's limit; at least a second otherwise, and NaN or
+  // absurd values become the largest sane limit.
+  const Limits& lim = opts.limits;
+  plan.set_cpu = lim.cpu_seconds != 0;
+  double cpu = std::ceil(lim.cpu_seconds);
   if (!(cpu >= 1)) cpu = 1;
   if (cpu > 1e9) cpu = 1e9;
   // Hard CPU limit one second later: SIGXCPU ("CPU time limit exceeded")
   // names the cause; SIGKILL follows if the program catches it.
   plan.cpu = clamp_limit(RLIMIT_CPU, static_cast<rlim_t>(cpu), static_cast<rlim_t>(cpu) + 1);
-  const auto fsize = static_cast<rlim_t>(std::max(0LL, opts.limits.file_bytes));
+  plan.set_fsize = lim.file_bytes > 0;
+  const auto fsize = static_cast<rlim_t>(std::max(0LL, lim.file_bytes));
   plan.fsize = clamp_limit(RLIMIT_FSIZE, fsize, fsize);
-  const auto nproc = static_cast<rlim_t>(std::max(1L, opts.limits.nprocs));
+  plan.set_nproc = lim.nprocs > 0;
+  const auto nproc = static_cast<rlim_t>(std::max(1L, lim.nprocs));
   plan.nproc = clamp_limit(RLIMIT_NPROC, nproc, nproc);
+  plan.set_as = lim.address_space_bytes > 0;
+  const auto as = static_cast<rlim_t>(std::max(0LL, lim.address_space_bytes));
+  plan.as = clamp_limit(RLIMIT_AS, as, as);
   plan.core = rlimit{0, 0};
   plan.judge_pid = getpid();
 
   // Namespace mode: the init reports the runner's wait status on its own pipe.
   Fd status_read, status_write;
-  bool in_namespace = opts.pid_namespace && geteuid() == 0;
+  bool in_namespace = opts.pid_namespace && geteuid() == 0 && !sandboxed;
   if (in_namespace && !make_pipe(status_read, status_write, error, "status pipe")) {
     error = prefix + error;
     return std::nullopt;
@@ -251,6 +280,7 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
   reply_write.reset();
   output.reset();
   dev_null.reset();
+  seccomp.reset();
 
   detail::ExecFailure failure;
   std::size_t got = 0;
@@ -294,6 +324,7 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
   child.to_child_ = request_write.release();
   child.from_child_ = reply_read.release();
   child.status_fd_ = status_read.release();
+  child.capture_fd_ = captured.release();
   return child;
 }
 

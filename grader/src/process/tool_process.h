@@ -1,10 +1,14 @@
-// Running a trusted build tool (nvcc, nm) without a shell: fork/exec with a
-// deadline, output captured through a pipe and capped. The tool runs in its
-// own process group so a timeout kills everything it started.
+// Running a trusted build tool (nvcc, nm, objdump) with a deadline, its output
+// captured in memory and capped: a thin caller of Child::spawn (process.h).
+// The tool runs in its own process group so a timeout kills everything it started.
 #pragma once
 #include <cstddef>
 #include <string>
 #include <vector>
+
+#include "process/process.h"
+#include "process/program_path.h"
+#include "process/sandbox.h"
 
 namespace sg::build {
 
@@ -14,7 +18,7 @@ struct ToolResult {
   int code = -1;           // exit code when exited
   int signal = 0;          // terminating signal otherwise
   bool timed_out = false;  // killed at the deadline
-  std::string output;      // stdout and stderr interleaved, at most `cap` bytes
+  std::string output;      // stdout and stderr interleaved, at most `cap` bytes, cleaned (io/clean_text.h)
   bool truncated = false;  // the tool wrote more than `cap` bytes
   std::string error;       // why the tool could not be started
   double seconds = 0;
@@ -24,13 +28,14 @@ struct ToolResult {
 
 // Runs argv[0] (searched in PATH when it has no '/') with the current
 // environment and stdin from /dev/null. Never waits past `timeout_s`.
-ToolResult run_build_tool(const std::vector<std::string>& argv, double timeout_s, std::size_t cap);
+// `sandbox`: for tools that read student input (the compilers), which then
+// also get the compile limits (address space, CPU time).
+ToolResult run_build_tool(const std::vector<std::string>& argv, double timeout_s, std::size_t cap,
+                          const Sandbox& sandbox = {});
 
-// Finds an executable the way execvp would; returns "" when there is none.
-std::string resolve_program(const std::string& name);
-
-// Tool output made safe for reports: invalid UTF-8 and control bytes other
-// than newline and tab become '?'.
-std::string printable_text(const std::string& raw);
+// The limits of a compiler run on student code, sandboxed or not: an
+// `#include </dev/zero>` or a pathological template must end in an error,
+// not take the machine's memory.
+Limits compile_limits(double timeout_s);
 
 }  // namespace sg::build

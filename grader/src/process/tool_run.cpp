@@ -9,7 +9,7 @@ namespace sg {
 
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
-                               bool pid_namespace) {
+                               bool pid_namespace, const Sandbox& sandbox) {
   using Clock = std::chrono::steady_clock;
   std::vector<ToolRun> runs(commands.size());
   std::vector<std::optional<Child>> children(commands.size());
@@ -23,6 +23,7 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
     opts.drop_privileges = drop_privileges;
     opts.protocol_pipes = false;
     opts.pid_namespace = pid_namespace;
+    opts.sandbox = sandbox;
     deadlines[i] = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                       std::chrono::duration<double>(std::max(0.0, commands[i].timeout_s)));
     children[i] = Child::spawn(opts, runs[i].start_error);
@@ -56,8 +57,9 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
 
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
                  const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
-                 bool pid_namespace) {
-  return run_tools({{argv, output_file, timeout_s}}, env, cwd, drop_privileges, output_cap, pid_namespace).front();
+                 bool pid_namespace, const Sandbox& sandbox) {
+  return run_tools({{argv, output_file, timeout_s}}, env, cwd, drop_privileges, output_cap, pid_namespace, sandbox)
+      .front();
 }
 
 std::vector<std::string> scrubbed_environment(const std::string& home) {

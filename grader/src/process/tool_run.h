@@ -27,14 +27,15 @@ struct ToolCommand {
 // returns when all have ended, in the order given. Whatever they left running
 // is killed once, after the last one ends (an earlier sweep would take the
 // others with it). `drop_privileges`: for commands that execute student code.
+// `sandbox`: for commands that read or run student code (process/sandbox.h).
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
-                               bool pid_namespace = true);
+                               bool pid_namespace = true, const Sandbox& sandbox = {});
 
 // One tool: run_tools with a single command.
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
                  const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
-                 bool pid_namespace = true);
+                 bool pid_namespace = true, const Sandbox& sandbox = {});
 
 // The environment the runner and the tools get: a fixed PATH and only the
 // variables CUDA needs to find the device, nothing else of the judge's.

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "report/file_output.h"
+#include "io/atomic_file.h"
 
 namespace sg {
 
@@ -49,7 +49,13 @@ std::string report_folder(const std::string& student) {
                       c == '.' || c == '_' || c == '-';
     out += safe ? c : '_';
   }
-  if (out.empty() || out == "." || out == "..") out = "_" + out;
+  // Never a name the batch itself uses in its folder (journal.jsonl, .locks, ...):
+  // a student id must not reach the batch's own files.
+  static const char* const kBatchFiles[] = {"journal.jsonl", "batch.json", "gradebook.csv", "summary.html",
+                                            "shards", "grade_batch.sbatch"};
+  bool reserved = out.empty() || out[0] == '.';
+  for (const char* f : kBatchFiles) reserved = reserved || out == f;
+  if (reserved) out = "_" + out;
   return out;
 }
 
@@ -59,8 +65,8 @@ void write_batch_reports(const std::vector<GradeResult>& results, const std::str
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
   const std::filesystem::path base(dir);
-  report::write_text_file((base / "gradebook.csv").string(), gradebook_csv(results));
-  report::write_text_file((base / "summary.html").string(), summary_html(results, title, extra));
+  write_file_atomically((base / "gradebook.csv").string(), gradebook_csv(results));
+  write_file_atomically((base / "summary.html").string(), summary_html(results, title, extra));
 }
 
 }  // namespace sg

@@ -27,7 +27,8 @@ std::string summary_html(const std::vector<GradeResult>& results, const std::str
 
 // The folder (relative to the batch output folder) holding one student's
 // reports: the id with every character outside [A-Za-z0-9._-] replaced by '_',
-// never "", "." or "..". Batch mode writes write_reports(r, dir/report_folder(id))
+// and '_' put in front of "", of a name starting with '.' and of the names of
+// the batch's own files (journal.jsonl, batch.json, ...). Batch mode writes write_reports(r, dir/report_folder(id))
 // so the summary's links resolve.
 std::string report_folder(const std::string& student);
 

@@ -28,6 +28,7 @@ void header(const GradeResult& r, std::string& md) {
   md += row({"Suite", md_cell(r.suite_name) + " (" + md_cell(r.suite_path) + ")"});
   md += row({"Backend", md_cell(report::backend_name(r))});
   md += row({"Device", md_cell(r.device)});
+  if (!r.sandbox.empty()) md += row({"Sandbox", md_cell(r.sandbox)});
   md += row({"Seed", report::seed_text(r)});
   md += row({"Build", md_cell(report::build_text(r))});
   md += row({"State", md_cell(to_string(r.state))});

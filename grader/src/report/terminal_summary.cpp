@@ -58,6 +58,7 @@ void print_summary(const GradeResult& r, std::ostream& out, bool color) {
   out << bold << "SGEMM grader: " << report::clean_line(r.student) << reset << " (suite "
       << report::clean_line(r.suite_name) << ", " << report::backend_name(r) << " backend, "
       << report::clean_line(r.device) << ")\n";
+  if (!r.sandbox.empty()) out << report::clean_line(r.sandbox) << "\n";
   if (r.state != GradeState::Graded) {
     out << (color ? colour(Status::Failed) : "") << "state: " << to_string(r.state)
         << reset << "\n";

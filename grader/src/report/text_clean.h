@@ -7,13 +7,12 @@
 #include <string>
 #include <string_view>
 
+#include "io/clean_text.h"
+
 namespace sg::report {
 
-// Valid UTF-8 with invalid bytes replaced by U+FFFD, ANSI escape sequences and
-// control characters removed (tab and newline kept, CR/CRLF become newline),
-// and the code points XML 1.0 forbids (C1 controls, U+FFFE, U+FFFF) dropped.
-// The result is safe to place in JSON, XML, HTML and Markdown.
-std::string clean_text(std::string_view raw);
+// The one cleaner (io/clean_text.h): valid UTF-8, no controls or escapes.
+using sg::clean_text;
 
 // clean_text, then every tab and newline turned into a space: for one-line
 // fields such as table cells and attributes.

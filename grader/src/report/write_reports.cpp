@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "report/file_output.h"
+#include "io/atomic_file.h"
 #include "report/writers.h"
 
 namespace sg {
@@ -13,7 +13,7 @@ void write_reports(const GradeResult& r, const std::string& dir) {
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
   const std::filesystem::path base(dir);
-  for (const FileView& v : kFileViews) report::write_text_file((base / v.file).string(), v.write(r));
+  for (const FileView& v : kFileViews) write_file_atomically((base / v.file).string(), v.write(r));
 }
 
 }  // namespace sg

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/clean_text.h"
 #include "process/tool_process.h"
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
@@ -22,7 +23,7 @@ std::string tool_beside(const std::string& nm, const char* name) {
 std::string failure(const std::string& tool, const build::ToolResult& r) {
   return tool + " failed (" +
          (!r.started ? r.error : r.timed_out ? std::string("timed out") : "exit code " + std::to_string(r.code)) +
-         ")" + (r.output.empty() ? "" : ": " + build::printable_text(r.output.substr(0, 400)));
+         ")" + (r.output.empty() ? "" : ": " + clean_text(r.output.substr(0, 400)));
 }
 
 }  // namespace

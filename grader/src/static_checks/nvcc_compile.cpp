@@ -118,14 +118,14 @@ bool reset_dir(const fs::path& dir, std::string& error) {
 CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_cu,
                                  const std::string& workdir, double timeout_s) {
   CompileResult res;
-  const fs::path work(workdir);
+  std::error_code ec;
+  const fs::path work = fs::absolute(workdir, ec).lexically_normal();
   const std::string object = (work / "student.o").string();  // set in res only on success
 
   if (const std::string bad = problem_with_source(kernel_cu); !bad.empty()) {
     res.log = bad + "\n";
     return res;
   }
-  std::error_code ec;
   fs::create_directories(work, ec);
   if (ec) {
     res.log = "cannot create work folder `" + workdir + "`: " + ec.message() + "\n";
@@ -140,8 +140,8 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
     return res;
   }
 
-  // A path starting with '-' would be read as an option.
-  const std::string source = kernel_cu[0] == '-' ? "./" + kernel_cu : kernel_cu;
+  // Absolute: never read as an option, and the same inside the sandbox.
+  const std::string source = fs::absolute(kernel_cu, ec).lexically_normal().string();
   std::vector<std::string> argv = {tc.nvcc.empty() ? "nvcc" : tc.nvcc,
                                    "-c", "-std=c++17", "-O3", "-lineinfo",
                                    // PIC links into both PIE and non-PIE runners; a section per
@@ -160,9 +160,20 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
   for (const auto& a : argv) command += " " + shell_quote(a);
   res.log = command + "\n";
 
-  const ToolResult run = run_build_tool(argv, timeout_s, kLogCap);
+  // nvcc reads the student's text: inside the sandbox it sees only the
+  // toolchain, this work folder and the source's own folder (no kit, no /etc,
+  // no /dev/zero). Paths are absolute, so its working folder does not matter.
+  Sandbox sandbox;
+  sandbox.profile = SandboxProfile::Compile;
+  sandbox.bwrap = tc.bwrap;
+  sandbox.writable = {work.string()};
+  const fs::path source_dir = fs::path(source).parent_path();
+  const std::string inside = source_dir.lexically_relative(work).string();
+  if (inside.empty() || inside.rfind("..", 0) == 0)
+    sandbox.read_only.push_back(source_dir.string());
+  const ToolResult run = run_build_tool(argv, timeout_s, kLogCap, sandbox);
   res.seconds = run.seconds;
-  res.log += printable_text(run.output);
+  res.log += run.output;  // already cleaned
   if (!res.log.empty() && res.log.back() != '\n') res.log += "\n";
   if (run.truncated) res.log += "[compiler output truncated at 64 KiB]\n";
 

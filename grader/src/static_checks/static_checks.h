@@ -9,6 +9,7 @@ struct Toolchain {
   std::string nvcc;        // path to nvcc
   std::string arch;        // e.g. "sm_90"; empty = a portable build
   std::string nm = "nm";
+  std::string bwrap;       // the sandbox's bubblewrap (process/sandbox.h); "" : rlimits only
 };
 
 struct CompileResult {

@@ -9,6 +9,7 @@
 #include "static_checks/device_stubs.h"
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
+#include "io/clean_text.h"
 #include "process/tool_process.h"
 
 namespace sg {
@@ -24,7 +25,7 @@ constexpr std::size_t kNmCap = 16u << 20;
 std::string objdump_beside(const std::string& nm) {
   if (nm.find('/') == std::string::npos) return "objdump";
   const std::filesystem::path sibling = std::filesystem::path(nm).parent_path() / "objdump";
-  return resolve_program(sibling.string()).empty() ? "objdump" : sibling.string();
+  return find_program(sibling.string()).empty() ? "objdump" : sibling.string();
 }
 
 bool any_section_references(const Relocations& relocations, const std::string& symbol) {
@@ -48,7 +49,7 @@ SymbolReport check_symbols(const Toolchain& tc, const std::string& object) {
                       : nm.timed_out ? "nm timed out"
                       : nm.exited    ? "nm exited with code " + std::to_string(nm.code)
                                      : "nm was killed by signal " + std::to_string(nm.signal);
-    const std::string said = printable_text(nm.output.substr(0, 400));
+    const std::string said = clean_text(nm.output.substr(0, 400));  // the cut may split a character
     if (!said.empty()) why += ": " + said;
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
     add(report, "cannot read the symbol table of `" + object + "` (" + why + ")");

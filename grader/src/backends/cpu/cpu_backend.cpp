@@ -48,6 +48,7 @@ class CpuBackend final : public Backend {
     rc.log_dir = work.sub("logs");
     rc.drop_privileges = true;
     rc.pid_namespace = true;
+    rc.sandbox = runner_sandbox(paths_.sandbox.bwrap, runner, rc.scratch_dir);
     return rc;
   }
 
@@ -108,6 +109,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   cp.include_dir = paths_.cpu_include;
   cp.library = paths_.cpu_library;
   cp.runner_object = paths_.cpu_runner_object;
+  cp.bwrap = paths_.sandbox.bwrap;
   const auto t0 = Clock::now();
   CpuBuildResult b = build_cpu_runner(kernel, work.sub("build"), cp, kCompileTimeout);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -120,6 +122,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   if (!paths_.nvcc.empty()) {
     Toolchain tc;
     tc.nvcc = paths_.nvcc;
+    tc.bwrap = paths_.sandbox.bwrap;
     CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!cr.ok) {

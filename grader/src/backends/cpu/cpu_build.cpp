@@ -17,6 +17,8 @@
 #include "backends/cpu/rewrite.h"
 #include "process/process.h"
 #include "static_checks/static_checks.h"
+#include "process/program_path.h"
+#include "process/tool_process.h"
 
 namespace fs = std::filesystem;
 
@@ -28,27 +30,15 @@ constexpr std::size_t kLogCap = 64 << 10;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-// An executable path for `name`: itself when it has a slash, else the first match in PATH.
-std::string find_program(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 struct Step {
   bool ok = false;
   std::string output;
 };
 
-// Runs one tool in `cwd`, output captured to `log_file`, within `timeout_s`.
+// Runs one tool in `cwd`, output captured to `log_file`, within `timeout_s`,
+// in `sandbox` with the compile limits.
 Step run_step(const std::vector<std::string>& argv, const std::string& cwd, const std::string& log_file,
-              double timeout_s) {
+              double timeout_s, const Sandbox& sandbox) {
   Step s;
   SpawnOptions opts;
   opts.argv = argv;
@@ -60,6 +50,8 @@ Step run_step(const std::vector<std::string>& argv, const std::string& cwd, cons
   opts.output_file = log_file;
   opts.drop_privileges = false;  // a trusted compiler writing into the judge's work folder
   opts.protocol_pipes = false;
+  opts.limits = build::compile_limits(timeout_s);
+  opts.sandbox = sandbox;
   std::string error;
   std::optional<Child> child = Child::spawn(opts, error);
   if (!child) {
@@ -130,12 +122,21 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
     fs::copy_file(kernel, beside, fs::copy_options::overwrite_existing, ec);
 
   const std::string include_dir = fs::absolute(paths.include_dir, ec).string();
+  // The compiler and the linker see the toolchain, this work folder and the
+  // layer's headers and archives, nothing else of the kit.
+  Sandbox sandbox;
+  sandbox.profile = SandboxProfile::Compile;
+  sandbox.bwrap = paths.bwrap;
+  sandbox.writable = {dir.string()};
+  sandbox.read_only = {include_dir, fs::absolute(paths.library, ec).string(),
+                       fs::absolute(paths.runner_object, ec).string()};
   const std::string kernel_dir = fs::absolute(kernel, ec).parent_path().string();
+  if (kernel_dir != dir.string()) sandbox.read_only.push_back(kernel_dir);  // its quoted includes
   std::string log;
   const Step compile = run_step({cxx, "-std=c++17", "-O2", "-fno-strict-aliasing", "-fdiagnostics-color=never",
                                  "-fmax-errors=20", "-I" + include_dir, "-iquote", kernel_dir, "-c", "cpu_kernel.cpp",
                                  "-o", "cpu_kernel.o"},
-                                dir.string(), (dir / "cpu_compile.log").string(), timeout_s);
+                                dir.string(), (dir / "cpu_compile.log").string(), timeout_s, sandbox);
   log += student_facing_messages(compile.output, source);
   if (log.find("cudacpu::launch") != std::string::npos)
     log = "(On the CPU backend a kernel launch reads as ::cudacpu::launch(kernel, grid, block, ...).)\n" + log;
@@ -146,7 +147,7 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
   const double left = timeout_s - seconds_since(t0);
   const Step link = run_step({cxx, "cpu_kernel.o", fs::absolute(paths.runner_object, ec).string(),
                               fs::absolute(paths.library, ec).string(), "-pthread", "-o", "cpu_runner"},
-                             dir.string(), (dir / "cpu_link.log").string(), left);
+                             dir.string(), (dir / "cpu_link.log").string(), left, sandbox);
   log += link.output;
   if (!link.ok) return finish(false, log + "linking the CPU runner failed\n");
   r.runner = (dir / "cpu_runner").string();

@@ -12,6 +12,7 @@ struct CpuPaths {
   std::string library;        // libcudacpu.a: the layer and the protocol
   std::string runner_object;  // cpu_runner.o: the runner's main
   std::string cxx = "g++";    // host compiler; a bare name is looked up in PATH
+  std::string bwrap;          // the sandbox's bubblewrap (process/sandbox.h); "" : limits only
 };
 
 struct CpuBuildResult {

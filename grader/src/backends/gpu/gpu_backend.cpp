@@ -89,6 +89,7 @@ class GpuBackend final : public Backend {
     // the process group and RLIMIT_NPROC instead.
     rc.pid_namespace = false;
     rc.partition_sms_after_failure = kPartitionSmsAfterFailure;
+    rc.sandbox = runner_sandbox(paths_.sandbox.bwrap, runner, rc.scratch_dir);
     return rc;
   }
 
@@ -169,6 +170,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   Toolchain tc;
   tc.nvcc = paths_.nvcc;
   tc.arch = build_arch_;
+  tc.bwrap = paths_.sandbox.bwrap;
   const auto t0 = Clock::now();
   CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
   finish_start();
@@ -254,7 +256,11 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   {
     const auto held = shared_hold();
     const std::string& scratch = ctx.runner_config->scratch_dir;
-    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false);
+    // compute-sanitizer starts the runner it watches: the sanitize profile
+    // allows new processes and FIFOs, and sees what the runner sees.
+    Sandbox sandbox = runner_sandbox(paths_.sandbox.bwrap, ctx.runner, scratch);
+    sandbox.profile = SandboxProfile::Sanitize;
+    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, sandbox);
   }
   const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
   for (std::size_t i = 0; i < tools.size(); ++i) {
