@@ -61,6 +61,7 @@ TEST(Browser, RendersReportAndSummaryPages) {
   fs::remove_all(work);
   fs::create_directories(work / "class");
   fs::create_directories(shots);
+  // One job at a time: make test grades the samples beside this test on few CPUs.
   // A class of 20: every bug sample, the reference twice (a copy), a renamed
   // copy of a bug, the skeleton, and the other baselines.
   std::vector<std::pair<std::string, fs::path>> members;
@@ -81,7 +82,7 @@ TEST(Browser, RendersReportAndSummaryPages) {
   const auto batch = run_shell(shell_quote((build / "grade").string()) + " batch " +
                                    shell_quote((work / "class").string()) + " --out " +
                                    shell_quote((work / "out").string()) + " --backend cpu --suite " +
-                                   shell_quote((root / "testcases/smoke.yaml").string()) + " --seed 7 --quiet",
+                                   shell_quote((root / "testcases/smoke.yaml").string()) + " --seed 7 --jobs 1 --quiet",
                                work / "batch.log", 1200);
   ASSERT_EQ(batch.code, 0) << batch.output;
 
