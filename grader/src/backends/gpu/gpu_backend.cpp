@@ -89,8 +89,17 @@ class GpuBackend final : public Backend {
     // the process group and RLIMIT_NPROC instead.
     rc.pid_namespace = false;
     rc.partition_sms_after_failure = kPartitionSmsAfterFailure;
-    rc.sandbox = runner_sandbox(paths_.sandbox.bwrap, runner, rc.scratch_dir);
+    // No bubblewrap around GPU runners (see sandbox_note): they run as nobody
+    // with rlimits, their own process group and the /proc sweep.
     return rc;
+  }
+
+  // Seen on the H100 machine: the runner's first cudaMalloc fails with
+  // cudaErrorOperatingSystem inside the run profile's bubblewrap (with or
+  // without the seccomp filter and /sys), while a plain CUDA program runs in
+  // bwrap --unshare-all. Until that is understood, only compiles are sandboxed here.
+  std::string sandbox_note() const override {
+    return "GPU runners and compute-sanitizer run outside it, as nobody with rlimits";
   }
 
   std::string cannot_run(const Case& c) const override {
@@ -256,11 +265,8 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   {
     const auto held = shared_hold();
     const std::string& scratch = ctx.runner_config->scratch_dir;
-    // compute-sanitizer starts the runner it watches: the sanitize profile
-    // allows new processes and FIFOs, and sees what the runner sees.
-    Sandbox sandbox = runner_sandbox(paths_.sandbox.bwrap, ctx.runner, scratch);
-    sandbox.profile = SandboxProfile::Sanitize;
-    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, sandbox);
+    // Outside bubblewrap, like the runner it watches (see sandbox_note).
+    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, Sandbox{});
   }
   const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
   for (std::size_t i = 0; i < tools.size(); ++i) {
