@@ -9,6 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 missing=()
 [[ -e /usr/include/yaml-cpp/yaml.h ]] || missing+=(libyaml-cpp-dev)
 [[ -e /usr/include/nlohmann/json.hpp ]] || missing+=(nlohmann-json3-dev)
+[[ -e /usr/include/seccomp.h ]] || missing+=(libseccomp-dev)
 if ((${#missing[@]})); then
   echo "make check: the grader needs ${missing[*]}; install with" >&2
   echo "  sudo apt-get install -y ${missing[*]}" >&2
