@@ -9,15 +9,7 @@
 namespace sg::batch {
 namespace {
 
-// RFC 4180 field, with the spreadsheet formula defence gradebook.csv uses.
-std::string cell(const std::string& raw) {
-  std::string s = report::clean_line(raw);
-  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s = "'" + s;
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+std::string cell(const std::string& raw) { return report::csv_text_cell(raw); }
 
 std::string number(double v) { return std::isfinite(v) ? report::num(v, 3) : ""; }
 

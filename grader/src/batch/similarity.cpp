@@ -165,14 +165,7 @@ std::string kernel_source(const std::string& path) {
 
 std::string similarity_csv(const std::vector<SimilarPair>& pairs) {
   std::string csv = "kind,student_a,student_b,similarity\r\n";
-  auto cell = [](const std::string& raw) {
-    std::string s = report::clean_line(raw);
-    if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s = "'" + s;
-    if (s.find_first_of(",\"") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
+  auto cell = [](const std::string& raw) { return report::csv_text_cell(raw); };
   for (const auto& p : pairs)
     csv += std::string(p.identical ? "identical" : "near-identical") + "," + cell(p.a) + "," + cell(p.b) + "," +
            report::num(p.similarity, 3) + "\r\n";

@@ -8,15 +8,7 @@
 namespace sg {
 namespace {
 
-// RFC 4180 field; text cells also get the formula-injection defence.
-std::string text_cell(const std::string& raw) {
-  std::string s = report::clean_line(raw);
-  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s = "'" + s;
-  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += (c == '"') ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+std::string text_cell(const std::string& raw) { return report::csv_text_cell(raw); }
 
 std::string number_cell(double v) { return std::isfinite(v) ? report::num(v, 3) : ""; }
 

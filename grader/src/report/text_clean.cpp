@@ -126,4 +126,13 @@ std::string url_segment(std::string_view raw) {
   return out;
 }
 
+std::string csv_text_cell(const std::string& raw) {
+  std::string s = clean_line(raw);
+  if (!s.empty() && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@')) s = "'" + s;
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char ch : s) q += (ch == '"') ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
 }  // namespace sg::report

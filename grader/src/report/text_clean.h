@@ -48,4 +48,8 @@ std::string md_fence(std::string_view raw, const std::string& info = "text");
 // Percent-encoding of one URL path segment (RFC 3986 unreserved characters kept).
 std::string url_segment(std::string_view raw);
 
+// One RFC 4180 CSV field of text: cleaned to one line, quoted where needed,
+// and a leading = + - @ defused (spreadsheets would run it as a formula).
+std::string csv_text_cell(const std::string& raw);
+
 }  // namespace sg::report
