@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "process/job_identity.h"
 #include "process/program_path.h"
 
 namespace fs = std::filesystem;
@@ -29,7 +30,7 @@ GraderPaths GraderPaths::discover() {
   p.cpu_include = p.source_root + "/grader/src/backends/cpu/runtime/include";
   p.cpu_library = p.home + "/cpu/libcudacpu.a";
   p.cpu_runner_object = p.home + "/cpu/cpu_runner.o";
-  p.sandbox = probe_sandbox();
+  p.sandbox = probe_sandbox(acquire_job_identity());
   return p;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <optional>
+#include <utility>
 
 #include "process/process.h"
 #include "process/program_path.h"
@@ -52,12 +53,22 @@ std::vector<std::string> gpu_device_nodes() {
 }  // namespace
 
 std::string SandboxSupport::describe() const {
-  if (available()) return "sandbox: bubblewrap (namespaces, read-only toolchain, private /tmp) + seccomp";
-  return "sandbox: unavailable (" + why_not + "): ran with rlimits only";
+  const std::string who = identity.note.empty() ? "" : "; untrusted code " + identity.note;
+  if (available()) return "sandbox: bubblewrap (namespaces, read-only toolchain, private /tmp) + seccomp" + who;
+  return "sandbox: unavailable (" + why_not + "): ran with rlimits only" + who;
 }
 
-SandboxSupport probe_sandbox() {
+Sandbox sandbox_for(const SandboxSupport& support, SandboxProfile profile) {
+  Sandbox s;
+  s.profile = profile;
+  s.bwrap = support.bwrap;
+  s.run_as = support.identity.run_as;
+  return s;
+}
+
+SandboxSupport probe_sandbox(JobIdentity identity) {
   SandboxSupport s;
+  s.identity = std::move(identity);
   if (const char* off = std::getenv("SG_NO_SANDBOX"); off && *off && std::string(off) != "0") {
     s.why_not = "turned off by SG_NO_SANDBOX";
     return s;
@@ -75,6 +86,7 @@ SandboxSupport probe_sandbox() {
   o.workdir = "/";
   o.protocol_pipes = false;
   o.pid_namespace = false;
+  o.sandbox.run_as = s.identity.run_as;  // probe as the user the sandboxes will run as
   std::string error;
   std::optional<Child> child = Child::spawn(o, error);
   if (!child) {
@@ -92,10 +104,8 @@ SandboxSupport probe_sandbox() {
   return s;
 }
 
-Sandbox runner_sandbox(const std::string& bwrap, const std::string& runner, const std::string& scratch) {
-  Sandbox s;
-  s.profile = SandboxProfile::Run;
-  s.bwrap = bwrap;
+Sandbox runner_sandbox(const SandboxSupport& support, const std::string& runner, const std::string& scratch) {
+  Sandbox s = sandbox_for(support, SandboxProfile::Run);
   const std::size_t slash = runner.rfind('/');
   if (slash != std::string::npos && slash > 0) s.read_only.push_back(runner.substr(0, slash));
   s.writable.push_back(scratch);
@@ -126,6 +136,9 @@ std::vector<std::string> sandbox_argv(const Sandbox& s, const std::vector<std::s
   if (s.profile == SandboxProfile::Run || s.profile == SandboxProfile::Sanitize) {
     add({"--dev-bind-try", "/dev/zero", "/dev/zero"});
     for (const std::string& node : gpu_device_nodes()) add({"--dev-bind", node, node});
+    // CUDA's driver finds the GPU through sysfs: without it cuInit fails with
+    // CUDA_ERROR_OPERATING_SYSTEM (seen on the H100 machine). Read-only.
+    if (!gpu_device_nodes().empty()) add({"--ro-bind-try", "/sys", "/sys"});
     add({"--size", std::to_string(s.tmpfs_bytes), "--tmpfs", "/dev/shm"});
   }
   add({"--size", std::to_string(s.tmpfs_bytes), "--tmpfs", "/tmp"});

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "process/job_identity.h"
+
 namespace sg {
 
 enum class SandboxProfile {
@@ -21,6 +23,7 @@ enum class SandboxProfile {
 struct SandboxSupport {
   std::string bwrap;    // the program; "" when the sandbox is unavailable
   std::string why_not;  // why it is unavailable
+  JobIdentity identity; // who untrusted code runs as, with or without bubblewrap
   bool available() const { return !bwrap.empty(); }
   // One line for reports: "sandbox: bubblewrap + seccomp" or
   // "sandbox: unavailable (...): ran with rlimits only".
@@ -29,7 +32,8 @@ struct SandboxSupport {
 
 // Tries `bwrap --unshare-all ... true` as the user untrusted code runs as.
 // SG_NO_SANDBOX=1 in the environment turns the sandbox off (said in reports).
-SandboxSupport probe_sandbox();
+// `identity` is taken once per grading (process/job_identity.h).
+SandboxSupport probe_sandbox(JobIdentity identity = {});
 
 struct Sandbox {
   SandboxProfile profile = SandboxProfile::None;
@@ -37,11 +41,15 @@ struct Sandbox {
   std::vector<std::string> read_only;  // visible read-only at the same path (toolchain, runtime headers)
   std::vector<std::string> writable;   // visible read-write at the same path (the job's work folder)
   long long tmpfs_bytes = 256LL << 20; // the private /tmp
+  RunAs run_as;                        // unset: the default runner user
 };
+
+// A sandbox of `profile` as this grading has it: its bubblewrap (or none) and its uid.
+Sandbox sandbox_for(const SandboxSupport& support, SandboxProfile profile);
 
 // A runner's sandbox: its build folder (the runner binary) read-only, its
 // scratch folder writable, the GPU's device nodes where there are any.
-Sandbox runner_sandbox(const std::string& bwrap, const std::string& runner, const std::string& scratch);
+Sandbox runner_sandbox(const SandboxSupport& support, const std::string& runner, const std::string& scratch);
 
 // The bwrap command line that runs `argv` in `s` with cwd `workdir`, reading
 // the seccomp program from descriptor `seccomp_fd`.

@@ -7,6 +7,7 @@
 #include <seccomp.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -87,7 +88,11 @@ int seccomp_program_fd(SandboxProfile profile, std::string& error) {
     f.deny("vfork", EPERM);
     f.deny("clone", EPERM, {SCMP_A0(SCMP_CMP_MASKED_EQ, CLONE_THREAD, 0)});
     f.deny("clone3", ENOSYS);
-    f.deny("socket", EPERM);
+    // Local (AF_UNIX) sockets stay: CUDA's driver opens one during cuInit and
+    // fails with CUDA_ERROR_OPERATING_SYSTEM without it (seen on the H100
+    // machine). The sandbox has an empty network namespace (abstract sockets
+    // are per namespace) and no /run, so there is nobody to connect to.
+    f.deny("socket", EPERM, {SCMP_A0(SCMP_CMP_NE, AF_UNIX)});
   }
   if (!f.ok()) {
     error = f.error();

@@ -166,6 +166,7 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
   Sandbox sandbox;
   sandbox.profile = SandboxProfile::Compile;
   sandbox.bwrap = tc.bwrap;
+  sandbox.run_as = tc.run_as;
   sandbox.writable = {work.string()};
   const fs::path source_dir = fs::path(source).parent_path();
   const std::string inside = source_dir.lexically_relative(work).string();

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "process/job_identity.h"
+
 namespace sg {
 
 struct Toolchain {
@@ -10,6 +12,7 @@ struct Toolchain {
   std::string arch;        // e.g. "sm_90"; empty = a portable build
   std::string nm = "nm";
   std::string bwrap;       // the sandbox's bubblewrap (process/sandbox.h); "" : rlimits only
+  RunAs run_as;            // this grading's uid for the compilers (process/job_identity.h)
 };
 
 struct CompileResult {

@@ -48,7 +48,7 @@ class CpuBackend final : public Backend {
     rc.log_dir = work.sub("logs");
     rc.drop_privileges = true;
     rc.pid_namespace = true;
-    rc.sandbox = runner_sandbox(paths_.sandbox.bwrap, runner, rc.scratch_dir);
+    rc.sandbox = runner_sandbox(paths_.sandbox, runner, rc.scratch_dir);
     return rc;
   }
 
@@ -110,6 +110,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   cp.library = paths_.cpu_library;
   cp.runner_object = paths_.cpu_runner_object;
   cp.bwrap = paths_.sandbox.bwrap;
+  cp.run_as = paths_.sandbox.identity.run_as;
   const auto t0 = Clock::now();
   CpuBuildResult b = build_cpu_runner(kernel, work.sub("build"), cp, kCompileTimeout);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -123,6 +124,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
     Toolchain tc;
     tc.nvcc = paths_.nvcc;
     tc.bwrap = paths_.sandbox.bwrap;
+    tc.run_as = paths_.sandbox.identity.run_as;
     CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!cr.ok) {

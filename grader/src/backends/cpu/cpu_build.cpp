@@ -127,6 +127,7 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
   Sandbox sandbox;
   sandbox.profile = SandboxProfile::Compile;
   sandbox.bwrap = paths.bwrap;
+  sandbox.run_as = paths.run_as;
   sandbox.writable = {dir.string()};
   sandbox.read_only = {include_dir, fs::absolute(paths.library, ec).string(),
                        fs::absolute(paths.runner_object, ec).string()};

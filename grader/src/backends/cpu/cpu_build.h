@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "process/job_identity.h"
+
 namespace sg {
 
 struct CpuPaths {
@@ -13,6 +15,7 @@ struct CpuPaths {
   std::string runner_object;  // cpu_runner.o: the runner's main
   std::string cxx = "g++";    // host compiler; a bare name is looked up in PATH
   std::string bwrap;          // the sandbox's bubblewrap (process/sandbox.h); "" : limits only
+  RunAs run_as;               // this grading's uid for the compilers (process/job_identity.h)
 };
 
 struct CpuBuildResult {

@@ -84,22 +84,13 @@ class GpuBackend final : public Backend {
     rc.scratch_dir = work.sub("scratch");
     rc.log_dir = work.sub("logs");
     rc.drop_privileges = true;
-    // CUDA's driver does not work inside a fresh PID namespace (seen on the
-    // H200 machine: cudaMalloc fails); GPU runners rely on the /proc sweep,
-    // the process group and RLIMIT_NPROC instead.
+    // bubblewrap's own PID namespace (with its /proc) contains the runner;
+    // the judge's bare CLONE_NEWPID does not suit CUDA's driver (seen on the
+    // H200 machine: cudaMalloc fails), so it is not used on top.
     rc.pid_namespace = false;
     rc.partition_sms_after_failure = kPartitionSmsAfterFailure;
-    // No bubblewrap around GPU runners (see sandbox_note): they run as nobody
-    // with rlimits, their own process group and the /proc sweep.
+    rc.sandbox = runner_sandbox(paths_.sandbox, runner, rc.scratch_dir);
     return rc;
-  }
-
-  // Seen on the H100 machine: the runner's first cudaMalloc fails with
-  // cudaErrorOperatingSystem inside the run profile's bubblewrap (with or
-  // without the seccomp filter and /sys), while a plain CUDA program runs in
-  // bwrap --unshare-all. Until that is understood, only compiles are sandboxed here.
-  std::string sandbox_note() const override {
-    return "GPU runners and compute-sanitizer run outside it, as nobody with rlimits";
   }
 
   std::string cannot_run(const Case& c) const override {
@@ -180,6 +171,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   tc.nvcc = paths_.nvcc;
   tc.arch = build_arch_;
   tc.bwrap = paths_.sandbox.bwrap;
+  tc.run_as = paths_.sandbox.identity.run_as;
   const auto t0 = Clock::now();
   CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
   finish_start();
@@ -265,8 +257,10 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   {
     const auto held = shared_hold();
     const std::string& scratch = ctx.runner_config->scratch_dir;
-    // Outside bubblewrap, like the runner it watches (see sandbox_note).
-    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, Sandbox{});
+    // compute-sanitizer and the runner it starts share one sandbox, which may start processes.
+    Sandbox sandbox = runner_sandbox(paths_.sandbox, ctx.runner, scratch);
+    sandbox.profile = SandboxProfile::Sanitize;
+    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, sandbox);
   }
   const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
   for (std::size_t i = 0; i < tools.size(); ++i) {

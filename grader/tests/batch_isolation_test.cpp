@@ -1,0 +1,77 @@
+// A victim graded alone and graded in a batch beside attackers must get the
+// same verdict (issue 15): each attack is hidden from nvcc, so it runs on the
+// CPU backend, at the same time as the victim (--jobs 4). The attackers:
+// kill(-1, SIGKILL) before every launch, taking every process its user may
+// have, planting a symbolic link in /tmp. What keeps the victim whole is a uid
+// per grading (process/job_identity.h), plus the sandbox's PID namespace and
+// private /tmp where bubblewrap works; a uid per grading needs root.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "shell_run.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using sg::test::read_file;
+using sg::test::shell_quote;
+
+namespace {
+
+const fs::path kRoot = SG_SOURCE_ROOT;
+
+// grade batch on the CPU backend over `dir`; the victim's results.json, parsed.
+json batch_victim(const fs::path& dir, const fs::path& out, std::string& log) {
+  std::error_code ec;
+  fs::remove_all(out, ec);
+  const std::string cmd = shell_quote(std::string(SG_BUILD_DIR) + "/grade") + " batch --backend cpu --seed 7 --jobs 4 --quiet" +
+                          " --suite " + shell_quote((kRoot / "testcases/smoke.yaml").string()) + " --out " +
+                          shell_quote(out.string()) + " " + shell_quote(dir.string());
+  const sg::test::ShellRun run = sg::test::run_shell(cmd, out.string() + ".log", 900);
+  log = run.output;
+  return json::parse(read_file(out / "victim" / "results.json"), nullptr, false);
+}
+
+// What the victim's verdict is made of: the score and each test's status and points.
+std::string verdict(const json& r) {
+  if (!r.is_object()) return "(no results.json)";
+  std::string v = "score " + r.value("score", json(-1)).dump() + "\n";
+  for (const json& t : r.value("tests", json::array()))
+    v += t.value("name", std::string("?")) + " " + t.value("status", std::string("?")) + " " +
+         t.value("score", json(-1)).dump() + "\n";
+  return v;
+}
+
+}  // namespace
+
+TEST(BatchIsolation, VictimBesideAttackersScoresAsAlone) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "a uid per grading needs the grader to run as root; as another user every grading's "
+                    "code shares that user (README's threat model says so)";
+  const fs::path base = fs::path(SG_BUILD_DIR) / "test-grades" / "batch-isolation";
+  std::error_code ec;
+  fs::remove_all(base, ec);
+  const fs::path alone = base / "alone", together = base / "together";
+  for (const fs::path& d : {alone, together}) {
+    fs::create_directories(d / "victim", ec);
+    fs::copy_file(kRoot / "reference/kernel.cu", d / "victim/kernel.cu", ec);
+  }
+  const fs::path hostile = kRoot / "grader/samples/hostile";
+  for (const char* attacker : {"kills_everything", "exhausts_processes", "plants_symlink"}) {
+    fs::create_directories(together / attacker, ec);
+    fs::copy_file(hostile / attacker / "kernel.cu", together / attacker / "kernel.cu", ec);
+    ASSERT_FALSE(ec) << attacker << ": " << ec.message();
+  }
+  std::string log_alone, log_together;
+  const json a = batch_victim(alone, base / "out-alone", log_alone);
+  ASSERT_TRUE(a.is_object()) << log_alone;
+  ASSERT_EQ(a.value("score", -1.0), 10.0) << "the reference earns every smoke point alone\n" << log_alone;
+  const json t = batch_victim(together, base / "out-together", log_together);
+  EXPECT_EQ(verdict(t), verdict(a)) << log_together;
+  for (const char* attacker : {"kills_everything", "exhausts_processes", "plants_symlink"})
+    EXPECT_TRUE(fs::exists(base / "out-together" / attacker / "results.json")) << attacker << " got no verdict\n"
+                                                                              << log_together;
+}
