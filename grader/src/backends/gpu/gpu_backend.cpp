@@ -216,7 +216,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   out.structure = check_structure(cr.ptx);
   const std::string runner = work.sub("build/runner");
   const std::string& o = paths_.runner_objects;
-  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/ref_tiled.o", o + "/ref_naive.o",
+  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/runner_selftest.o", o + "/ref_tiled.o", o + "/ref_naive.o",
                            o + "/protocol.o", cr.object, "-cudart", "static"},
                           scrubbed_environment(work.sub("build")), work.sub("build"), work.sub("logs/link.txt"),
                           kLinkTimeout, false, kLogCap);
