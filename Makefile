@@ -56,8 +56,8 @@ CPU_RT_SRCS := $(wildcard $(CPU_RT)/lib/*.cpp)
 CPU_RT_OBJS := $(CPU_RT_SRCS:%.cpp=$(BUILD)/obj/%.o)
 CPU_RT_FLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -I$(CPU_RT)/include -MMD -MP
 
-RUNNER_OBJS := $(BUILD)/runner/runner_main.o $(BUILD)/runner/ref_tiled.o $(BUILD)/runner/ref_naive.o \
-               $(BUILD)/runner/protocol.o
+RUNNER_OBJS := $(BUILD)/runner/runner_main.o $(BUILD)/runner/runner_selftest.o $(BUILD)/runner/ref_tiled.o \
+               $(BUILD)/runner/ref_naive.o $(BUILD)/runner/protocol.o
 CPU_OBJS := $(BUILD)/cpu/libcudacpu.a $(BUILD)/cpu/cpu_runner.o
 
 SUBMISSION ?= student/
@@ -97,7 +97,10 @@ $(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
 
 # Runner pieces, linked with each submission's object at grading time.
 $(BUILD)/runner/runner_main.o: grader/src/backends/gpu/runner_main.cu grader/src/proto/protocol.h grader/src/backends/gpu/device_pool.h \
-                             grader/src/backends/gpu/sm_partition.h
+                             grader/src/backends/gpu/sm_partition.h grader/src/backends/gpu/runner_selftest.h
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(BUILD)/runner/runner_selftest.o: grader/src/backends/gpu/runner_selftest.cu grader/src/backends/gpu/runner_selftest.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(BUILD)/runner/ref_tiled.o: reference/kernel.cu

@@ -83,13 +83,13 @@ for t in r["tests"]:
 PY
 RUNNER=$(ls -d /tmp/sgemm-grade-*/build/runner 2>/dev/null | head -1)
 if [[ -n $RUNNER ]]; then
-  timed "runner --selftest" "$RUNNER" --selftest 40 50 36 1 7
-  timed "memcheck --check-device-heap" compute-sanitizer --tool memcheck --check-device-heap yes --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
-  timed "memcheck" compute-sanitizer --tool memcheck --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
-  timed "racecheck" compute-sanitizer --tool racecheck --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
-  timed "racecheck, mysgemm only" compute-sanitizer --tool racecheck --kernel-name kns=mysgemm --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
-  timed "racecheck, detect-level error" compute-sanitizer --tool racecheck --racecheck-detect-level error --error-exitcode 10 "$RUNNER" --selftest 40 50 36 1 7
-  timed "memcheck+racecheck in parallel" bash -c "compute-sanitizer --tool memcheck $RUNNER --selftest 40 50 36 1 7 & compute-sanitizer --tool racecheck $RUNNER --selftest 40 50 36 1 7; wait"
+  timed "runner --selftest" "$RUNNER" --selftest 1 7 40 50 36
+  timed "memcheck --check-device-heap" compute-sanitizer --tool memcheck --check-device-heap yes --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
+  timed "memcheck" compute-sanitizer --tool memcheck --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
+  timed "racecheck" compute-sanitizer --tool racecheck --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
+  timed "racecheck, mysgemm only" compute-sanitizer --tool racecheck --kernel-name kns=mysgemm --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
+  timed "racecheck, detect-level error" compute-sanitizer --tool racecheck --racecheck-detect-level error --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
+  timed "memcheck+racecheck in parallel" bash -c "compute-sanitizer --tool memcheck $RUNNER --selftest 1 7 40 50 36 & compute-sanitizer --tool racecheck $RUNNER --selftest 1 7 40 50 36; wait"
   # How many of each piece one GPU gets through with 4 at a time (a grading
   # starts one runner and one run of each sanitizer tool).
   rate() {  # label, command line run 24 times
@@ -97,8 +97,8 @@ if [[ -n $RUNNER ]]; then
     seq 24 | xargs -P 4 -I{} timeout -k 5 120 bash -c "$cmd" >/dev/null 2>&1
     python3 -c "import sys,time;d=time.time()-float(sys.argv[1]);print('%-34s %5.1f/min (24 in %.1f s)'%(sys.argv[2],24*60/d,d))" "$t0" "$label"
   }
-  rate "runner selftests, 4 at a time" "$RUNNER --selftest 40 50 36 1 7"
-  rate "memcheck runs, 4 at a time" "compute-sanitizer --tool memcheck $RUNNER --selftest 40 50 36 1 7"
-  rate "racecheck runs, 4 at a time" "compute-sanitizer --tool racecheck $RUNNER --selftest 40 50 36 1 7"
+  rate "runner selftests, 4 at a time" "$RUNNER --selftest 1 7 40 50 36"
+  rate "memcheck runs, 4 at a time" "compute-sanitizer --tool memcheck $RUNNER --selftest 1 7 40 50 36"
+  rate "racecheck runs, 4 at a time" "compute-sanitizer --tool racecheck $RUNNER --selftest 1 7 40 50 36"
   rm -rf "$(dirname "$(dirname "$RUNNER")")"
 fi

@@ -154,6 +154,14 @@ void check_expectations(const Sample& s, const std::string& backend) {
     EXPECT_EQ((*t)["status"], "failed") << s.name << ": " << n.as<std::string>() << " should fail\n" << t->dump(1);
     EXPECT_LT((*t)["score"].get<double>(), (*t)["max_score"].get<double>() + 1e-9);
   }
+  // What only the GPU measures (the data reuse with ncu) fails there alone.
+  if (backend == "gpu")
+    for (const auto& n : e["gpu_must_fail"]) {
+      const json* t = test_named(n.as<std::string>());
+      if (!t) continue;
+      EXPECT_EQ((*t)["status"], "failed") << s.name << ": " << n.as<std::string>() << " should fail on the GPU\n"
+                                          << t->dump(1);
+    }
   for (const auto& n : e["must_pass"]) {
     const json* t = test_named(n.as<std::string>());
     if (!t) continue;

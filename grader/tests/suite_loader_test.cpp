@@ -314,7 +314,8 @@ TEST(SuiteLoaderTest, ChecksFollowTheirKind) {
                "k must be > 16 so that the kernel runs at least two K tiles");
   EXPECT_ERROR(ok + "  - {name: s, kind: sanitizer, points: 1, m: 2000, k: 20, n: 20}\n", "9:46",
                "m must be an integer from 1 to 1024");
-  EXPECT_ERROR(ok + "  - {name: s, kind: symbols, points: 1, k: 20}\n", "9:44", "k applies only to kind: sanitizer");
+  EXPECT_ERROR(ok + "  - {name: s, kind: symbols, points: 1, k: 20}\n", "9:44",
+               "k applies only to kinds sanitizer and shared_memory_and_barrier");
   EXPECT_ERROR(ok + "  - {name: s, kind: profiler, points: 1}\n", "9:21",
                "kind must be one of symbols, shared_memory_and_barrier, sanitizer, got 'profiler'");
   EXPECT_ERROR(ok + "  - {name: s, kind: symbols, points: 1, timeout_s: 4000}\n", "9:52",

@@ -48,12 +48,29 @@ class DeviceHold {
   virtual ~DeviceHold() = default;
 };
 
-// Where the sanitizer check runs: the grading's runner and its settings.
+// Where the sanitizer and structure checks run: the grading's runner and its settings.
 struct SanitizerContext {
   std::string runner;        // the runner binary
   const RunnerConfig* runner_config = nullptr;
   std::string log_dir;       // captures go under here
   std::uint64_t seed = 0;    // the grading's seed
+  std::vector<Case> cases;   // the correctness cases this grading runs (memcheck covers the small ones)
+};
+
+// The kernel's global loads at the structure check's shape, as a backend counted them.
+struct ReuseMeasurement {
+  enum class Outcome {
+    Measured,     // loads and naive_loads hold the counts
+    Unavailable,  // no counter here (tool absent, no permission, CPU layer): the static check stands in
+    NotMeasured   // the counter ran but gave no trustworthy count (why): no points
+  };
+  Outcome outcome = Outcome::Unavailable;
+  ReuseSource source = ReuseSource::Static;
+  double loads = 0, naive_loads = 0;
+  int kernels = 0;           // kernel launches counted
+  std::string why;           // Unavailable / NotMeasured: the reason, for the report
+  std::string fallback = "the PTX";  // Unavailable: what the static check reads instead
+  double seconds = 0;
 };
 
 class Backend {
@@ -83,6 +100,9 @@ class Backend {
   // diagnoses (the pipeline scores it). A tool that is absent leaves t
   // Skipped with max_score 0 and says why.
   virtual void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) = 0;
+
+  // Counts the kernel's global loads at check c's shape (the structure check).
+  virtual ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) = 0;
 
   // Empty when performance is measured here, else why not (for the report).
   virtual std::string why_not_timed() const = 0;

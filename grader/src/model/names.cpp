@@ -84,6 +84,19 @@ std::optional<TestKind> parse_test_kind(std::string_view s) {
 std::optional<GradeState> parse_grade_state(std::string_view s) {
   return parse_enum(s, GradeState::Graded, GradeState::InternalError);
 }
+const char* to_string(ReuseSource s) {
+  switch (s) {
+    case ReuseSource::Ncu: return "ncu";
+    case ReuseSource::CpuCount: return "cpu-count";
+    case ReuseSource::Static: return "static";
+  }
+  return "unknown";
+}
+
+std::optional<ReuseSource> parse_reuse_source(std::string_view s) {
+  return parse_enum(s, ReuseSource::Ncu, ReuseSource::Static);
+}
+
 std::optional<BackendKind> parse_backend(std::string_view s) {
   return parse_enum(s, BackendKind::Gpu, BackendKind::Cpu);
 }

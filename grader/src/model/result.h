@@ -35,6 +35,10 @@ enum class GradeState {
 
 enum class BackendKind { Gpu, Cpu };
 
+// Where a structure check's evidence came from: global loads counted by ncu
+// on the GPU, counted by the CPU layer, or only read from the compiled code.
+enum class ReuseSource { Ncu, CpuCount, Static };
+
 // A likely cause of a failure. `id` is stable across submissions and sizes
 // ("boundary.edge_wrong"), so class summaries can count causes; `text` is the
 // sentence a student reads, with this case's numbers in it.
@@ -48,11 +52,13 @@ const char* to_string(Status s);
 const char* to_string(TestKind k);
 const char* to_string(GradeState s);
 const char* to_string(BackendKind b);
+const char* to_string(ReuseSource s);
 // The inverses of to_string (the same spellings); nullopt for anything else.
 std::optional<Status> parse_status(std::string_view s);
 std::optional<TestKind> parse_test_kind(std::string_view s);
 std::optional<GradeState> parse_grade_state(std::string_view s);
 std::optional<BackendKind> parse_backend(std::string_view s);
+std::optional<ReuseSource> parse_reuse_source(std::string_view s);
 
 // One wrong output element.
 struct Mismatch {
@@ -86,6 +92,18 @@ struct Timing {
   int samples = 0;
 };
 
+// Data reuse of the structure check: how many times each value loaded from
+// global memory is used, as naive loads / the kernel's loads (naive 1).
+struct Reuse {
+  ReuseSource source = ReuseSource::Static;
+  std::optional<double> factor;  // unset when not measured (source Static)
+  double reference = 0;          // the 16x16 tiled reference's factor
+  bool reference_measured = false;  // false: computed from its tile size
+  double loads = 0;              // the kernel's warp-level global loads (measured)
+  double naive_loads = 0;        // a naive kernel's at the same shape
+  double min_factor = 0;         // the suite's threshold
+};
+
 struct TestResult {
   std::string name;
   TestKind kind = TestKind::Correctness;
@@ -98,6 +116,7 @@ struct TestResult {
   int m = 0, k = 0, n = 0;   // problem size, 0 for whole-submission checks
   std::optional<Comparison> comparison;
   std::optional<Timing> timing;
+  std::optional<Reuse> reuse;  // structure checks (m, k, n: the measured shape)
   double seconds = 0;        // wall time spent on this test
 };
 

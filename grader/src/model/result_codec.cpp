@@ -164,6 +164,28 @@ Timing decode_timing(const Reader& j) {
   return t;
 }
 
+Json encode_reuse(const Reuse& r) {
+  return {{"source", to_string(r.source)},
+          {"factor", r.factor ? real(*r.factor) : Json()},
+          {"reference", real(r.reference)},
+          {"reference_measured", r.reference_measured},
+          {"loads", real(r.loads)},
+          {"naive_loads", real(r.naive_loads)},
+          {"min_factor", real(r.min_factor)}};
+}
+
+Reuse decode_reuse(const Reader& j) {
+  Reuse r;
+  r.source = j.word<ReuseSource>("source", parse_reuse_source);
+  if (j.has("factor")) r.factor = j.real("factor");
+  r.reference = j.real("reference");
+  r.reference_measured = j.flag("reference_measured");
+  r.loads = j.real("loads");
+  r.naive_loads = j.real("naive_loads");
+  r.min_factor = j.real("min_factor");
+  return r;
+}
+
 Json encode_test(const TestResult& t) {
   Json diagnoses = Json::array();
   for (const auto& d : t.diagnoses) diagnoses.push_back({{"id", d.id}, {"text", d.text}});
@@ -181,6 +203,7 @@ Json encode_test(const TestResult& t) {
             {"n", t.n},
             {"comparison", t.comparison ? encode_comparison(*t.comparison) : Json()},
             {"timing", t.timing ? encode_timing(*t.timing) : Json()},
+            {"reuse", t.reuse ? encode_reuse(*t.reuse) : Json()},
             {"seconds", real(t.seconds)}};
   return j;
 }
@@ -205,6 +228,7 @@ TestResult decode_test(const Reader& j) {
   t.n = j.small("n");
   if (j.has("comparison")) t.comparison = decode_comparison(j.sub("comparison"));
   if (j.has("timing")) t.timing = decode_timing(j.sub("timing"));
+  if (j.has("reuse")) t.reuse = decode_reuse(j.sub("reuse"));
   t.seconds = j.real("seconds");
   return t;
 }

@@ -49,8 +49,8 @@ struct Case {
 // its grading in pipeline/checks.cpp (a switch with no default).
 enum class CheckKind {
   Symbols,           // only mysgemm/basicSgemm defined, no forbidden references
-  SharedAndBarrier,  // mysgemm declares shared memory and executes a barrier
-  Sanitizer,         // compute-sanitizer memcheck + racecheck clean on a small case
+  SharedAndBarrier,  // data reuse >= min_reuse, measured (ncu), else shared memory and a barrier in the PTX
+  Sanitizer,         // compute-sanitizer memcheck over the small cases + racecheck on a drawn shape
   Last = Sanitizer   // keep equal to the last kind: the suite schema lists kinds up to it
 };
 // The suite YAML's word for each kind, in the enum's order.
@@ -63,7 +63,10 @@ struct Check {
   CheckKind kind = CheckKind::Symbols;
   double points = 0;
   Visibility visibility = Visibility::Public;
-  int m = 0, k = 0, n = 0;  // problem size (Sanitizer only)
+  // Sanitizer: a shape memcheck always covers (beside the small cases);
+  // SharedAndBarrier: the shape the loads are counted at.
+  int m = 0, k = 0, n = 0;
+  double min_reuse = 8;     // SharedAndBarrier: the data reuse factor that passes
   double timeout_s = 120;
   SourceLocation where;
 };

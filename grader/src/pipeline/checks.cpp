@@ -2,6 +2,9 @@
 
 #include "pipeline/case_report.h"
 
+#include <cstdio>
+#include <string>
+
 namespace sg {
 namespace {
 
@@ -22,20 +25,87 @@ void symbols_check(const CheckContext& ctx, TestResult& t) {
   score_by_status(t);
 }
 
-void structure_check(const CheckContext& ctx, TestResult& t) {
+// The 16x16 tiled reference loads one value of A and one of B per thread and
+// K tile, a sixteenth of the naive kernel's loads (computed from its tiles;
+// grader/tools/gpu_check_structure.sh measures it on the GPU).
+constexpr double kReferenceReuse = 16;
+
+std::string fixed1(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+std::string count_text(double v) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+// What the compiled code shows: shared memory and a barrier.
+std::string static_verdict(const StructureReport& s) {
+  if (!s.found_kernel) return "mysgemm not found in the compiled code";
+  if (s.uses_shared && s.uses_barrier) return "mysgemm uses shared memory and a barrier";
+  if (!s.uses_shared && !s.uses_barrier) return "mysgemm uses neither shared memory nor __syncthreads";
+  if (!s.uses_shared) return "mysgemm does not use shared memory";
+  return "mysgemm never calls __syncthreads";
+}
+
+const Diagnosis kNotTiled{"structure.not_tiled",
+                          "the assignment asks for a tiled kernel: stage 16x16 tiles of A and B in __shared__ "
+                          "arrays and separate loading from computing with __syncthreads"};
+const Diagnosis kLowReuse{"structure.low_reuse",
+                          "each value your kernel loads from global memory serves few multiply-adds: load a tile "
+                          "of A and of B into __shared__ memory once, then let every thread of the block read it "
+                          "from there (a shared array the loop does not read changes nothing)"};
+
+// Passes on the data reuse the backend measured (ncu on the GPU) when it
+// can; where nothing counts loads, on the static structure, and says so.
+void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
   const StructureReport s = ctx.build->structure.value_or(StructureReport{});
-  const bool ok = s.found_kernel && s.uses_shared && s.uses_barrier;
-  t.status = ok ? Status::Passed : Status::Failed;
-  if (!s.found_kernel) t.verdict = "mysgemm not found in the compiled code";
-  else if (ok) t.verdict = "mysgemm uses shared memory and a barrier";
-  else if (!s.uses_shared && !s.uses_barrier) t.verdict = "mysgemm uses neither shared memory nor __syncthreads";
-  else if (!s.uses_shared) t.verdict = "mysgemm does not use shared memory";
-  else t.verdict = "mysgemm never calls __syncthreads";
-  t.detail = s.detail;
-  if (!ok)
-    t.diagnoses.push_back({"structure.not_tiled",
-                           "the assignment asks for a tiled kernel: stage 16x16 tiles of A and B in __shared__ "
-                           "arrays and separate loading from computing with __syncthreads"});
+  const ReuseMeasurement m = ctx.backend->measure_reuse(c, ctx.sanitizer);
+  Reuse reuse;
+  reuse.source = m.source;
+  reuse.reference = kReferenceReuse;
+  reuse.min_factor = c.min_reuse;
+  reuse.naive_loads = m.naive_loads;
+  t.seconds = m.seconds;
+  switch (m.outcome) {
+    case ReuseMeasurement::Outcome::Measured: {
+      const double factor = m.naive_loads / m.loads;
+      reuse.factor = factor;
+      reuse.loads = m.loads;
+      t.status = factor >= c.min_reuse ? Status::Passed : Status::Failed;
+      t.verdict = "each value loaded from global memory is used " + fixed1(factor) +
+                  " times (the tiled reference: " + count_text(kReferenceReuse) +
+                  ", computed from its 16x16 tiles; naive: 1)";
+      if (t.status == Status::Failed) t.verdict += "; at least " + fixed1(c.min_reuse) + " is needed";
+      t.detail = std::string(to_string(m.source)) + " counted " + count_text(m.loads) +
+                 " warp-level global load instructions in " + std::to_string(m.kernels) + " kernel launch" +
+                 (m.kernels == 1 ? "" : "es") + " at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+                 std::to_string(c.n) + "; a one-thread-per-element kernel issues 2*m*n*k/32 = " +
+                 count_text(m.naive_loads) + " there\nin the compiled code: " + static_verdict(s) + "\n" + s.detail;
+      if (t.status == Status::Failed) t.diagnoses.push_back(kLowReuse);
+      break;
+    }
+    case ReuseMeasurement::Outcome::Unavailable: {
+      reuse.source = ReuseSource::Static;
+      reuse.naive_loads = 0;
+      t.m = t.k = t.n = 0;  // nothing ran at the check's shape
+      const bool ok = s.found_kernel && s.uses_shared && s.uses_barrier;
+      t.status = ok ? Status::Passed : Status::Failed;
+      t.verdict = m.why + ": structure checked from " + m.fallback + " instead: " + static_verdict(s);
+      t.detail = s.detail;
+      if (!ok) t.diagnoses.push_back(kNotTiled);
+      break;
+    }
+    case ReuseMeasurement::Outcome::NotMeasured:
+      t.status = Status::Failed;
+      t.verdict = "the data reuse could not be measured: " + m.why;
+      t.detail = "in the compiled code: " + static_verdict(s) + "\n" + s.detail;
+      break;
+  }
+  t.reuse = reuse;
   score_by_status(t);
 }
 
@@ -68,7 +138,7 @@ void run_check(const Check& c, CheckStage stage, const CheckContext& ctx, TestRe
       if (stage == CheckStage::AfterBuild) symbols_check(ctx, t);
       return;
     case CheckKind::SharedAndBarrier:
-      if (stage == CheckStage::AfterBuild) structure_check(ctx, t);
+      if (stage == CheckStage::AfterBuild) structure_check(c, ctx, t);
       return;
     case CheckKind::Sanitizer:
       if (stage == CheckStage::BeforeCases) ctx.backend->sanitizer(c, ctx.sanitizer, t);

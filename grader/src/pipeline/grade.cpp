@@ -129,7 +129,9 @@ void Grader::run_checks(CheckStage stage) {
   CheckContext ctx;
   ctx.backend = backend_.get();
   ctx.build = &build_;
-  ctx.sanitizer = {build_.runner, &runner_config_, work_.sub("logs"), r_.seed};
+  ctx.sanitizer = {build_.runner, &runner_config_, work_.sub("logs"), r_.seed, {}};
+  for (const Case& c : suite_.cases)
+    if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
   for (const auto& t : r_.tests) {
     if (t.kind != TestKind::Correctness) continue;
     ctx.any_case_correct |= t.status == Status::Passed;

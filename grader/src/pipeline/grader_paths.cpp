@@ -26,6 +26,10 @@ GraderPaths GraderPaths::discover() {
   std::vector<std::string> san_extra = {"/usr/local/cuda/bin/compute-sanitizer"};
   if (!p.nvcc.empty()) san_extra.insert(san_extra.begin(), fs::path(p.nvcc).parent_path().string() + "/compute-sanitizer");
   p.compute_sanitizer = find_program("compute-sanitizer", san_extra);
+  // ncu ships with the toolkit, next to nvcc (a link to the Nsight Compute folder).
+  std::vector<std::string> ncu_extra = {"/usr/local/cuda/bin/ncu"};
+  if (!p.nvcc.empty()) ncu_extra.insert(ncu_extra.begin(), fs::path(p.nvcc).parent_path().string() + "/ncu");
+  p.ncu = find_program("ncu", ncu_extra);
   p.runner_objects = p.home + "/runner";
   p.cpu_include = p.source_root + "/grader/src/backends/cpu/runtime/include";
   p.cpu_library = p.home + "/cpu/libcudacpu.a";

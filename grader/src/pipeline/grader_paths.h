@@ -11,6 +11,7 @@ struct GraderPaths {
   std::string source_root;        // the kit's root (testcases/, reference/)
   std::string nvcc;               // empty when absent
   std::string compute_sanitizer;  // empty when absent
+  std::string ncu;                // Nsight Compute's CLI (the structure check's load counts); empty when absent
   std::string runner_objects;     // folder with runner_main.o, ref_tiled.o, ref_naive.o, protocol.o
   std::string cpu_include;        // the CUDA-on-CPU layer's headers
   std::string cpu_library;        // libcudacpu.a

@@ -79,6 +79,12 @@ Json test_extra(const TestResult& t) {
   if (report::is_performance(t)) e["measured"] = t.timing.has_value();
   if (report::not_measured(t)) e["not_measured_reason"] = report::clean_line(t.verdict);
   if (t.timing) e["timing"] = timing_json(*t.timing);
+  if (t.reuse)
+    e["reuse"] = {{"source", to_string(t.reuse->source)},
+                  {"factor", t.reuse->factor ? number_or_word(*t.reuse->factor) : Json()},
+                  {"reference", number_or_word(t.reuse->reference)},
+                  {"reference_measured", t.reuse->reference_measured},
+                  {"min_factor", number_or_word(t.reuse->min_factor)}};
   return e;
 }
 

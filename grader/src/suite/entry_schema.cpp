@@ -154,7 +154,7 @@ Case parse_case(const YAML::Node& node, std::size_t index, const Defaults& defau
 Check parse_check(const YAML::Node& node, std::size_t index, const Defaults& defaults,
                   const Source& src, const SourceLocation& list_at) {
   Fields f(node, entry_label(node, "check", index), src, list_at);
-  f.allow_only({"name", "kind", "points", "visibility", "timeout_s", "m", "k", "n"});
+  f.allow_only({"name", "kind", "points", "visibility", "timeout_s", "m", "k", "n", "min_reuse"});
   f.require({"name"});
   Check c;
   c.name = *f.identifier("name");
@@ -172,11 +172,25 @@ Check parse_check(const YAML::Node& node, std::size_t index, const Defaults& def
       f.fail("k", "k must be > " + std::to_string(kTile) +
                       " so that the kernel runs at least two K tiles (a missing second "
                       "__syncthreads() only shows then), got " + std::to_string(c.k));
+  } else if (c.kind == CheckKind::SharedAndBarrier) {
+    // The loads are counted at one shape (under ncu the kernel runs once);
+    // the naive count 2*m*n*k/32 is exact when n is a multiple of 16.
+    if (f.has("m") || f.has("k") || f.has("n")) {
+      read_size(f, src, kMaxReuseEdge, c.m, c.k, c.n);
+      if (c.n % kTile != 0)
+        f.fail("n", "n must be a multiple of " + std::to_string(kTile) +
+                        " (the naive kernel's load count is exact only then), got " + std::to_string(c.n));
+    } else {
+      c.m = c.k = c.n = kDefaultReuseEdge;
+    }
+    c.min_reuse = f.number("min_reuse", NumberRange{0, true, kMaxMinReuse}).value_or(c.min_reuse);
   } else {
     for (const char* key : {"m", "k", "n"})
       if (f.has(key))
-        f.fail(key, std::string(key) + " applies only to kind: sanitizer");
+        f.fail(key, std::string(key) + " applies only to kinds sanitizer and shared_memory_and_barrier");
   }
+  if (c.kind != CheckKind::SharedAndBarrier && f.has("min_reuse"))
+    f.fail("min_reuse", "min_reuse applies only to kind: shared_memory_and_barrier");
   return c;
 }
 

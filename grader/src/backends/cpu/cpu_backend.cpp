@@ -53,6 +53,15 @@ class CpuBackend final : public Backend {
   }
 
   std::string cannot_run(const Case&) const override { return ""; }
+
+  // The CPU layer's device memory is plain host memory reached through raw
+  // pointers, so nothing counts a kernel's loads (only out-of-bounds ones fault).
+  ReuseMeasurement measure_reuse(const Check&, const SanitizerContext&) override {
+    ReuseMeasurement r;
+    r.why = "the CPU backend does not count the kernel's global loads";
+    r.fallback = "the source";
+    return r;
+  }
   double case_time_limit(const Case& c) const override { return sg::case_time_limit(c, BackendKind::Cpu); }
 
   void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64, std::vector<double>& abs_ab) override {

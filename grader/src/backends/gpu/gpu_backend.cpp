@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "backends/gpu/device_lock.h"
+#include "backends/gpu/ncu_reuse.h"
+#include "backends/gpu/sanitizer_shapes.h"
 #include "pipeline/case_report.h"
 #include "pipeline/limits.h"
 #include "pipeline/submission.h"
@@ -112,6 +114,7 @@ class GpuBackend final : public Backend {
   bool launches_can_differ() const override { return true; }
 
   void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) override;
+  ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) override;
 
   std::string why_not_timed() const override { return ""; }
 
@@ -208,7 +211,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   out.structure = check_structure(cr.ptx);
   const std::string runner = work.sub("build/runner");
   const std::string& o = paths_.runner_objects;
-  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/ref_tiled.o", o + "/ref_naive.o",
+  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/runner_selftest.o", o + "/ref_tiled.o", o + "/ref_naive.o",
                            o + "/protocol.o", cr.object, "-cudart", "static"},
                           scrubbed_environment(work.sub("build")), work.sub("build"), work.sub("logs/link.txt"),
                           kLinkTimeout, false, kLogCap);
@@ -235,6 +238,10 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     t.max_score = 0;
     return;
   }
+  // memcheck: one process over every small case, so an out-of-bounds access
+  // on any of their shapes is found; racecheck: one shape drawn per grading.
+  const std::vector<SanitizerShape> mem_shapes = memcheck_shapes(c, ctx.cases);
+  const SanitizerShape race_shape = racecheck_shape(ctx.seed);
   const std::vector<std::string> tools = {"memcheck", "racecheck"};
   std::vector<ToolCommand> commands;
   for (const std::string& tool : tools) {
@@ -244,15 +251,16 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
       argv.push_back("--check-device-heap");
       argv.push_back("yes");
     }
-    for (const std::string& a : {ctx.runner, std::string("--selftest"), std::to_string(c.m), std::to_string(c.k),
-                                 std::to_string(c.n), std::to_string(ctx.seed % 1000000),
+    for (const std::string& a : {ctx.runner, std::string("--selftest"), std::to_string(ctx.seed % 1000000),
                                  std::to_string(selftest_token_)})
       argv.push_back(a);
+    append_shapes(argv, tool == "memcheck" ? mem_shapes : std::vector<SanitizerShape>{race_shape});
     commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tool + ".txt", c.timeout_s});
   }
   // Both tools at once, under one hold: most of a tool's time is its own
   // start-up on the CPU, which the two then overlap.
-  log("sanitizer memcheck and racecheck");
+  log("sanitizer memcheck (" + std::to_string(mem_shapes.size()) + " shapes) and racecheck (" + race_shape.label + ")");
+  const auto t0 = Clock::now();
   std::vector<ToolRun> runs;
   {
     const auto held = shared_hold();
@@ -262,6 +270,14 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     sandbox.profile = SandboxProfile::Sanitize;
     runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, sandbox);
   }
+  t.seconds = seconds_since(t0);
+  char cost[96];
+  std::snprintf(cost, sizeof cost, "%.1f s", t.seconds);
+  std::string shapes_text;
+  for (const SanitizerShape& s : mem_shapes) shapes_text += (shapes_text.empty() ? "" : ", ") + s.label;
+  t.detail = "memcheck ran " + std::to_string(mem_shapes.size()) + " shape" + (mem_shapes.size() == 1 ? "" : "s") +
+             " in one process: " + shapes_text + "\nracecheck ran " + race_shape.label + "\nthe sanitizer took " +
+             cost + "\n";
   const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const std::string& tool = tools[i];
@@ -269,21 +285,87 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     const bool clean = run.started && run.exit.exited && run.exit.code == expected_code;
     if (i == 0) {
       t.status = clean ? Status::Passed : Status::Failed;
-      t.verdict = clean ? "compute-sanitizer memcheck and racecheck found no errors" : "";
+      t.verdict = clean ? "compute-sanitizer memcheck (" + std::to_string(mem_shapes.size()) +
+                              " shapes) and racecheck (" + race_shape.label + ") found no errors (" + cost + ")"
+                        : "";
     }
     if (clean) continue;
     if (t.status == Status::Passed) t.verdict.clear();  // the first tool's "no errors" no longer holds
     t.status = Status::Failed;
+    const std::string shape = run.started ? shape_of_first_error(run.output) : "";
     const std::string what = !run.started ? "could not start: " + run.start_error
                              : run.exit.timed_out ? "timed out"
                              : (run.exit.exited && run.exit.code == 10) ? "found errors"
                              : (run.exit.exited && run.exit.code == 0)
-                                 ? "the program ended before its launch completed (exit with status 0)"
+                                 ? "the program ended before its launches completed (exit with status 0)"
                                  : "the program failed (" + run.exit.describe() + ")";
-    t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + what;
+    t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + what + (shape.empty() ? "" : " at " + shape);
     t.detail += sanitizer_summary(tool, run);
     t.diagnoses.push_back(tool == "racecheck" ? kRaceHint : kOutOfBoundsHint);
   }
+  if (t.status == Status::Failed) t.verdict += std::string(" (") + cost + ")";
+}
+
+ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContext& ctx) {
+  ReuseMeasurement r;
+  r.source = ReuseSource::Ncu;
+  if (paths_.ncu.empty()) {
+    r.why = "ncu (Nsight Compute) is not installed on this machine";
+    return r;
+  }
+  // Whether counters need an administrator is read here, by the judge: an
+  // ERR_NVGPUCTRPERM that the submission prints itself is no reason to fall back.
+  // (ncu runs as the runner's unprivileged user, never as an administrator.)
+  const std::optional<bool> admin_only = counters_admin_only();
+  if (admin_only.value_or(false)) {
+    r.why = "ncu could not read the GPU's counters (the driver lets only administrators read them: "
+            "RmProfilingAdminOnly=1)";
+    return r;
+  }
+  r.naive_loads = naive_global_loads(c.m, c.n, c.k);
+  const std::string& scratch = ctx.runner_config->scratch_dir;
+  std::vector<std::string> env = scrubbed_environment(scratch);
+  env.push_back("TMPDIR=" + scratch);  // ncu's lock and temporary files, where the runner user may write
+  log("ncu: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
+  const auto t0 = Clock::now();
+  ToolRun run;
+  {
+    // Exclusive: the counters are the GPU's, another grading's kernels would count too.
+    const auto held = exclusive_hold();
+    run = run_tool(ncu_command(paths_.ncu, ctx.runner, c.m, c.k, c.n, static_cast<unsigned>(ctx.seed % 1000000),
+                               selftest_token_),
+                   env, scratch, ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, true, kLogCap, false,
+                   Sandbox{});
+  }
+  r.seconds = seconds_since(t0);
+  const NcuLoads loads = parse_ncu_loads(run.output);
+  if (loads.no_permission && !loads.ok && !admin_only.has_value()) {
+    // The driver's setting is unknown here: ncu's own word stands.
+    r.why = "ncu could not read the GPU's counters (ERR_NVGPUCTRPERM)";
+    return r;
+  }
+  r.outcome = ReuseMeasurement::Outcome::NotMeasured;
+  if (!run.started) {
+    r.why = "ncu could not start: " + run.start_error;
+    return r;
+  }
+  const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
+  if (!run.exit.exited || (run.exit.code != 0 && run.exit.code != expected_code)) {
+    r.why = "ncu or the program failed (" + run.exit.describe() + "); see the log ncu-" + c.name;
+    return r;
+  }
+  if (!loads.ok) {
+    r.why = loads.why;
+    return r;
+  }
+  if (loads.loads <= 0) {
+    r.why = "the kernel executed no global load at all";
+    return r;
+  }
+  r.outcome = ReuseMeasurement::Outcome::Measured;
+  r.loads = loads.loads;
+  r.kernels = loads.kernels;
+  return r;
 }
 
 }  // namespace

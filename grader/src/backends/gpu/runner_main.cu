@@ -6,10 +6,8 @@
 // crashed one) the checked launches run on a partition of N SMs and the
 // timed ones on the whole GPU (backends/gpu/sm_partition.h says why).
 //
-// Also has a one-shot mode for compute-sanitizer:
-//   runner --selftest M K N SEED TOKEN   (runs basicSgemm once on random data)
-// It exits with 100 + TOKEN % 100 once the launch completed, so a submission
-// that ends the process early (exit(0) through a raw syscall) is noticed.
+// Also has a one-shot mode for compute-sanitizer and ncu, --selftest
+// (runner_selftest.h).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -23,6 +21,7 @@
 #include <vector>
 
 #include "backends/gpu/device_pool.h"
+#include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sm_partition.h"
 #include "proto/protocol.h"
 
@@ -290,49 +289,16 @@ int serve(const sg::gpu::SmPartition& partition) {
   }
 }
 
-int selftest(int m, int k, int n, unsigned seed, unsigned token) {
-  std::vector<float> a(static_cast<std::size_t>(m) * k), b(static_cast<std::size_t>(k) * n);
-  std::uint64_t x = seed * 6364136223846793005ull + 1442695040888963407ull;
-  auto next = [&x] {
-    x = x * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<float>((x >> 40) & 0xFFFF) / 32768.0f - 1.0f;
-  };
-  for (float& v : a) v = next();
-  for (float& v : b) v = next();
-  CudaFailure fail;
-  DeviceBuffers d;
-  d.pooled = false;
-  const std::size_t mn = static_cast<std::size_t>(m) * n;
-  if (!RUNNER_CHECK(cudaMalloc(&d.a, sizeof(float) * a.size())) ||
-      !RUNNER_CHECK(cudaMalloc(&d.b, sizeof(float) * b.size())) ||
-      !RUNNER_CHECK(cudaMalloc(&d.c, sizeof(float) * mn)) ||
-      !RUNNER_CHECK(cudaMemcpy(d.a, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice)) ||
-      !RUNNER_CHECK(cudaMemcpy(d.b, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice)) ||
-      !RUNNER_CHECK(cudaMemset(d.c, 0, sizeof(float) * mn))) {
-    std::fprintf(stderr, "runner: %s\n", fail.message.c_str());
-    return 3;
-  }
-  basicSgemm(m, n, k, d.a, d.b, d.c);
-  if (!RUNNER_CHECK(cudaGetLastError()) || !RUNNER_CHECK(cudaDeviceSynchronize())) {
-    std::fprintf(stderr, "runner: %s\n", fail.message.c_str());
-    return 3;
-  }
-  return 100 + static_cast<int>(token % 100);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 7 && std::strcmp(argv[1], "--selftest") == 0)
-    return selftest(std::atoi(argv[2]), std::atoi(argv[3]), std::atoi(argv[4]),
-                    static_cast<unsigned>(std::strtoul(argv[5], nullptr, 10)),
-                    static_cast<unsigned>(std::strtoul(argv[6], nullptr, 10)));
+  if (argc >= 2 && std::strcmp(argv[1], "--selftest") == 0) return sg::gpu::run_selftest(argc, argv);
   unsigned partition_sms = 0;
   if (argc == 3 && std::strcmp(argv[1], "--partition-sms") == 0) {
     partition_sms = static_cast<unsigned>(std::strtoul(argv[2], nullptr, 10));
   } else if (argc != 1) {
     std::fprintf(stderr, "usage: runner [--partition-sms N]   (serve the judge on fds 3/4)\n"
-                         "       runner --selftest M K N SEED TOKEN\n");
+                         "       runner --selftest SEED TOKEN M K N [M K N ...]\n");
     return 2;
   }
   // Create the CUDA context now, before the judge's first request: the judge

@@ -1,0 +1,29 @@
+// The reference 16x16 tiled kernel launched on a square grid that covers
+// max(m, n) in both directions, with the store's row guard written against
+// that size instead of m.
+#define TILE_SIZE 16
+
+__global__ void mysgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  __shared__ float As[TILE_SIZE][TILE_SIZE];
+  __shared__ float Bs[TILE_SIZE][TILE_SIZE];
+  const int ty = threadIdx.y, tx = threadIdx.x;
+  const int row = blockIdx.y * TILE_SIZE + ty;
+  const int col = blockIdx.x * TILE_SIZE + tx;
+  const int size = m > n ? m : n;
+  float acc = 0.0f;
+  for (int base = 0; base < k; base += TILE_SIZE) {
+    As[ty][tx] = (row < m && base + tx < k) ? A[row * k + base + tx] : 0.0f;
+    Bs[ty][tx] = (base + ty < k && col < n) ? B[(base + ty) * n + col] : 0.0f;
+    __syncthreads();
+    for (int i = 0; i < TILE_SIZE; ++i) acc += As[ty][i] * Bs[i][tx];
+    __syncthreads();
+  }
+  if (row < size && col < n) C[row * n + col] = acc;  // BUG: row < size, not row < m (wrong only when m < n)
+}
+
+void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  const int size = m > n ? m : n;
+  const dim3 block(TILE_SIZE, TILE_SIZE);
+  const dim3 grid((size + TILE_SIZE - 1) / TILE_SIZE, (size + TILE_SIZE - 1) / TILE_SIZE);
+  mysgemm<<<grid, block>>>(m, n, k, A, B, C);
+}

@@ -1,0 +1,158 @@
+#include "backends/gpu/ncu_reuse.h"
+
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace sg {
+namespace {
+
+// One CSV line as ncu writes it: fields in double quotes ("" inside is a quote).
+// false for anything that is not such a line.
+bool split_quoted(const std::string& line, std::vector<std::string>& fields) {
+  fields.clear();
+  std::size_t i = 0;
+  while (i < line.size()) {
+    if (line[i] != '"') return false;
+    std::string f;
+    ++i;
+    for (;;) {
+      if (i >= line.size()) return false;
+      if (line[i] == '"') {
+        if (i + 1 < line.size() && line[i + 1] == '"') {
+          f += '"';
+          i += 2;
+          continue;
+        }
+        ++i;
+        break;
+      }
+      f += line[i++];
+    }
+    fields.push_back(f);
+    if (i == line.size()) return true;
+    if (line[i] != ',') return false;
+    ++i;
+  }
+  return !fields.empty();
+}
+
+// "67108864", "67,108,864" or "1048576.00": a non-negative count.
+std::optional<double> parse_count(const std::string& s) {
+  std::string digits;
+  std::size_t i = 0, group = 0;
+  bool grouped = false;
+  for (; i < s.size() && s[i] != '.'; ++i) {
+    if (s[i] == ',') {
+      if (digits.empty() || (grouped && group != 3) || (!grouped && digits.size() > 3)) return std::nullopt;
+      grouped = true;
+      group = 0;
+      continue;
+    }
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+    digits += s[i];
+    ++group;
+  }
+  if (digits.empty() || (grouped && group != 3)) return std::nullopt;
+  if (i < s.size()) {  // a fraction: digits only
+    if (i + 1 == s.size()) return std::nullopt;
+    for (std::size_t j = i + 1; j < s.size(); ++j)
+      if (!std::isdigit(static_cast<unsigned char>(s[j]))) return std::nullopt;
+    digits += s.substr(i);
+  }
+  if (digits.size() > 30) return std::nullopt;
+  const double v = std::strtod(digits.c_str(), nullptr);
+  if (!std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+int column(const std::vector<std::string>& header, const char* name) {
+  for (std::size_t i = 0; i < header.size(); ++i)
+    if (header[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+double naive_global_loads(int m, int n, int k) { return 2.0 * m * n * k / 32.0; }
+
+NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric) {
+  NcuLoads r;
+  r.no_permission = output.find("ERR_NVGPUCTRPERM") != std::string::npos;
+  std::istringstream in(output);
+  std::string line;
+  std::vector<std::string> header, fields;
+  int name_col = -1, value_col = -1, headers = 0;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] != '"') continue;  // ncu's ==PROF== lines, the program's prints
+    if (!split_quoted(line, fields)) {
+      if (headers > 0) {
+        r.why = "a line of ncu's table is not CSV";
+        return r;
+      }
+      continue;
+    }
+    if (column(fields, "Metric Name") >= 0 && column(fields, "Metric Value") >= 0) {
+      if (++headers > 1) {
+        r.why = "ncu's output holds more than one table header";
+        return r;
+      }
+      header = fields;
+      name_col = column(header, "Metric Name");
+      value_col = column(header, "Metric Value");
+      continue;
+    }
+    if (headers == 0) continue;  // quoted text before the table is the program's
+    if (fields.size() != header.size()) {
+      r.why = "a row of ncu's table has " + std::to_string(fields.size()) + " columns, the header " +
+              std::to_string(header.size());
+      return r;
+    }
+    if (fields[name_col] != metric) continue;
+    const std::optional<double> v = parse_count(fields[value_col]);
+    if (!v) {
+      r.why = "ncu's value of " + metric + " is not a count: '" + fields[value_col].substr(0, 40) + "'";
+      return r;
+    }
+    r.loads += *v;
+    ++r.kernels;
+  }
+  if (headers == 0) {
+    r.why = r.no_permission ? "ncu could not read the GPU's counters (ERR_NVGPUCTRPERM)" : "ncu printed no table";
+    return r;
+  }
+  if (r.kernels == 0) {
+    r.why = "ncu's table has no row of " + metric + " (no kernel was launched?)";
+    return r;
+  }
+  r.ok = true;
+  return r;
+}
+
+std::optional<bool> counters_admin_only(const std::string& params_path) {
+  std::ifstream in(params_path);
+  if (!in) return std::nullopt;
+  std::string line;
+  const std::string key = "RmProfilingAdminOnly:";
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0) continue;
+    std::istringstream value(line.substr(key.size()));
+    int v = -1;
+    if (value >> v && (v == 0 || v == 1)) return v == 1;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner, int m, int k, int n,
+                                     unsigned seed, unsigned token) {
+  // Instruction counts depend neither on clocks nor on caches: leaving both
+  // alone spares the clock lock (which may need privileges) and the flushes.
+  return {ncu, "--csv", "--metrics", kGlobalLoadMetric, "--print-units", "base", "--clock-control", "none",
+          "--cache-control", "none", runner, "--selftest", std::to_string(seed), std::to_string(token),
+          std::to_string(m), std::to_string(k), std::to_string(n)};
+}
+
+}  // namespace sg

@@ -1,0 +1,45 @@
+// Data reuse measured on the hardware: Nsight Compute (ncu) counts the
+// global-load instructions the submission's kernels execute at one shape,
+// and the judge divides the count a one-thread-per-element (naive) kernel
+// issues by it. Naive 1, the 16x16 tiled reference 16, register tiling 64:
+// decoration (an unused __shared__ array, a lone __syncthreads) changes nothing.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace sg {
+
+// The metric: warp-level SASS global-load instructions executed, summed over the GPU.
+inline constexpr const char* kGlobalLoadMetric = "smsp__sass_inst_executed_op_global_ld.sum";
+
+// Warp-level global loads of the naive kernel: two loads (A and B) per
+// multiply-add, one instruction per 32 threads (its warps are full when n is
+// a multiple of 16, as in every shape the suite measures at).
+double naive_global_loads(int m, int n, int k);
+
+// What ncu's CSV output held.
+struct NcuLoads {
+  bool ok = false;
+  double loads = 0;      // summed over the profiled kernels
+  int kernels = 0;       // rows of the metric
+  bool no_permission = false;  // ncu said ERR_NVGPUCTRPERM
+  std::string why;       // when !ok: what was wrong with the output
+};
+// Reads ncu --csv output (the submission's own prints may be mixed in). Only
+// one CSV header is accepted, every row under it must have the header's
+// columns and a plain non-negative count: anything else (a second header, a
+// garbled row, no rows) is "not measured", never a count. Rows the submission
+// forges under ncu's header can only add loads, which lowers its own factor.
+NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric = kGlobalLoadMetric);
+
+// Whether the driver lets only administrators read performance counters
+// (RmProfilingAdminOnly in /proc/driver/nvidia/params); nullopt when unknown.
+// Read by the judge, so a submission cannot fake ncu's permission error.
+std::optional<bool> counters_admin_only(const std::string& params_path = "/proc/driver/nvidia/params");
+
+// The ncu command line for the runner's selftest at one shape.
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner, int m, int k, int n,
+                                     unsigned seed, unsigned token);
+
+}  // namespace sg

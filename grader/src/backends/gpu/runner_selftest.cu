@@ -1,0 +1,104 @@
+// The runner's --selftest mode (runner_selftest.h): the launches the
+// sanitizer and ncu watch, kept apart from serve()'s protocol and timing.
+#include "backends/gpu/runner_selftest.h"
+
+#include <cuda_runtime.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+void basicSgemm(int m, int n, int k, const float* A, const float* B, float* C);
+
+namespace sg::gpu {
+namespace {
+
+constexpr long kMaxEdge = 65536;   // the suite's own limit on m, k and n
+constexpr int kMaxShapes = 256;
+
+struct Shape {
+  int m = 0, k = 0, n = 0;
+};
+
+bool parse_number(const char* s, unsigned long max, unsigned long& out) {
+  if (!s || *s < '0' || *s > '9') return false;
+  char* end = nullptr;
+  errno = 0;
+  out = std::strtoul(s, &end, 10);
+  return errno == 0 && *end == '\0' && out <= max;
+}
+
+// One failed CUDA call, named, on stderr; false so that callers can return it.
+bool report(cudaError_t err, const char* call, const Shape& s) {
+  if (err == cudaSuccess) return true;
+  std::fprintf(stderr, "selftest: failed at %dx%dx%d: %s failed: %s (%s)\n", s.m, s.k, s.n, call,
+               cudaGetErrorName(err), cudaGetErrorString(err));
+  return false;
+}
+#define SELFTEST_CHECK(call) report((call), #call, s)
+
+// Device buffers of one shape, freed on every path.
+struct Buffers {
+  float *a = nullptr, *b = nullptr, *c = nullptr;
+  ~Buffers() {
+    cudaFree(a);
+    cudaFree(b);
+    cudaFree(c);
+  }
+};
+
+// Plain cudaMalloc (not the runner's pool): memcheck sees each allocation's
+// exact end. C is poisoned by a copy from the host, not cudaMemset, so that
+// no kernel but the submission's runs.
+bool run_shape(const Shape& s, std::uint64_t& x) {
+  const std::size_t mk = std::size_t(s.m) * s.k, kn = std::size_t(s.k) * s.n, mn = std::size_t(s.m) * s.n;
+  std::vector<float> a(mk), b(kn), c(mn, std::nanf(""));
+  auto next = [&x] {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<float>((x >> 40) & 0xFFFF) / 32768.0f - 1.0f;
+  };
+  for (float& v : a) v = next();
+  for (float& v : b) v = next();
+  Buffers d;
+  if (!SELFTEST_CHECK(cudaMalloc(&d.a, sizeof(float) * mk)) || !SELFTEST_CHECK(cudaMalloc(&d.b, sizeof(float) * kn)) ||
+      !SELFTEST_CHECK(cudaMalloc(&d.c, sizeof(float) * mn)) ||
+      !SELFTEST_CHECK(cudaMemcpy(d.a, a.data(), sizeof(float) * mk, cudaMemcpyHostToDevice)) ||
+      !SELFTEST_CHECK(cudaMemcpy(d.b, b.data(), sizeof(float) * kn, cudaMemcpyHostToDevice)) ||
+      !SELFTEST_CHECK(cudaMemcpy(d.c, c.data(), sizeof(float) * mn, cudaMemcpyHostToDevice)))
+    return false;
+  std::fprintf(stderr, "selftest: shape %dx%dx%d\n", s.m, s.k, s.n);
+  std::fflush(stderr);
+  basicSgemm(s.m, s.n, s.k, d.a, d.b, d.c);
+  return SELFTEST_CHECK(cudaGetLastError()) && SELFTEST_CHECK(cudaDeviceSynchronize());
+}
+
+}  // namespace
+
+int run_selftest(int argc, char** argv) {
+  unsigned long seed = 0, token = 0;
+  const bool shapes_ok = argc >= 7 && (argc - 4) % 3 == 0 && (argc - 4) / 3 <= kMaxShapes;
+  if (!shapes_ok || !parse_number(argv[2], 0xFFFFFFFFul, seed) || !parse_number(argv[3], 0xFFFFFFFFul, token)) {
+    std::fprintf(stderr, "usage: runner --selftest SEED TOKEN M K N [M K N ...]   (at most %d shapes)\n", kMaxShapes);
+    return 2;
+  }
+  std::vector<Shape> shapes;
+  for (int i = 4; i < argc; i += 3) {
+    unsigned long v[3];
+    for (int j = 0; j < 3; ++j)
+      if (!parse_number(argv[i + j], kMaxEdge, v[j]) || v[j] == 0) {
+        std::fprintf(stderr, "runner --selftest: '%s' is not a size from 1 to %ld\n", argv[i + j], kMaxEdge);
+        return 2;
+      }
+    shapes.push_back({int(v[0]), int(v[1]), int(v[2])});
+  }
+  std::uint64_t x = seed * 6364136223846793005ull + 1442695040888963407ull;
+  for (const Shape& s : shapes)
+    if (!run_shape(s, x)) return 3;
+  return 100 + static_cast<int>(token % 100);
+}
+
+}  // namespace sg::gpu

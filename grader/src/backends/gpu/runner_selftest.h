@@ -1,0 +1,18 @@
+// The runner's one-shot mode for the judge's tools (compute-sanitizer, ncu):
+//   runner --selftest SEED TOKEN M K N [M K N ...]
+// runs basicSgemm once per shape, in order, on random data from SEED, and
+// exits with 100 + TOKEN % 100 once every launch completed (so a submission
+// that ends the process early, through a raw exit syscall, is noticed).
+// Before each launch it prints "selftest: shape MxKxN" on stderr, and when a
+// launch fails "selftest: failed at MxKxN: <error>", so the judge can name
+// the shape a tool's error belongs to (the context is lost after a fault).
+// It launches no kernel of its own: under ncu every profiled kernel is the
+// submission's.
+#pragma once
+
+namespace sg::gpu {
+
+// argv[1] is "--selftest". Returns the process's exit status (2: bad arguments).
+int run_selftest(int argc, char** argv);
+
+}  // namespace sg::gpu

@@ -1,0 +1,39 @@
+// Which shapes the GPU's sanitizer check runs the submission at, and which
+// of them a tool's error belongs to. Pure functions, tested without a GPU.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/suite.h"
+
+namespace sg {
+
+struct SanitizerShape {
+  int m = 0, k = 0, n = 0;
+  std::string label;  // "40x50x36 (m_not_multiple)"
+};
+
+// Cases with m*n*k at or below this run under memcheck (256^3: a second or so each).
+inline constexpr double kMemcheckMaxVolume = double(1 << 24);
+
+// memcheck's shapes: the check's own first, then every case of `cases` no
+// larger than kMemcheckMaxVolume, each shape once. A public check leaves out
+// hidden cases, so that its message never names a hidden shape.
+std::vector<SanitizerShape> memcheck_shapes(const Check& check, const std::vector<Case>& cases);
+
+// racecheck's shape, drawn from the grading's seed so that no fixed shape can
+// be detected: every dimension in [17, 79] and not a multiple of 16, k >= 33
+// (at least three K tiles, where a missing second barrier shows).
+SanitizerShape racecheck_shape(std::uint64_t seed);
+
+// The shape the runner's selftest was at when the tool's first error came:
+// its "selftest: failed at MxKxN" line, else the last "selftest: shape" line
+// before the first error line (compute-sanitizer's "========= Invalid" or a
+// hazard), else "".
+std::string shape_of_first_error(const std::string& output);
+
+// "M K N" of every shape, appended to a --selftest command line.
+void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerShape>& shapes);
+
+}  // namespace sg
