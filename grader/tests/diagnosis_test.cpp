@@ -46,6 +46,10 @@ struct Bugs {
   bool b_stride_k = false;      // B indexed with k where n belongs
   bool c_stride_k = false;      // C indexed with k where n belongs
   bool one_row_block = false;   // blockDim.y = 1: only threadIdx.y == 0 exists
+  bool grid_1d = false;         // gridDim.y = 1: only blockIdx.y == 0 exists
+  bool c_stride_m = false;      // C indexed with m where n belongs
+  bool b_tile_unloaded = false; // the in-bounds load of the B tile is missing (padding still 0)
+  float stale = 0.5f;           // shared memory never loaded: GPU garbage; the CPU backend's is 0
   bool tf32 = false;            // inputs rounded to 10 mantissa bits before multiplying
 };
 
@@ -75,10 +79,10 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
   b.resize(b.size() + pad, 0.5f);
   std::vector<float> c(std::size_t(m) * n + pad, poison());
   const int gx = bug.grid_floor ? n / T : bug.grid_swapped ? (m + T - 1) / T : (n + T - 1) / T;
-  const int gy = bug.grid_floor ? m / T : bug.grid_swapped ? (n + T - 1) / T : (m + T - 1) / T;
+  const int gy = bug.grid_1d ? 1 : bug.grid_floor ? m / T : bug.grid_swapped ? (n + T - 1) / T : (m + T - 1) / T;
   const int phases = bug.phases_floor ? k / T : bug.phases_from_n ? (n + T - 1) / T : (k + T - 1) / T;
   const int ldb = bug.b_stride_k ? k : n;
-  const int ldc = bug.c_stride_k ? k : n;
+  const int ldc = bug.c_stride_k ? k : bug.c_stride_m ? m : n;
   const int rows_in_block = bug.one_row_block ? 1 : T;
   auto mul = [&](float x, float y) { return bug.tf32 ? to_tf32(x) * to_tf32(y) : x * y; };
   for (int by = 0; by < gy; ++by)
@@ -87,13 +91,14 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
       float sum[32][32] = {};
       for (int ph = 0; ph < phases; ++ph) {
         float as[32][32], bs[32][32];
-        for (auto& r : as) std::fill(std::begin(r), std::end(r), 0.5f);  // never loaded: garbage
-        for (auto& r : bs) std::fill(std::begin(r), std::end(r), 0.5f);
+        for (auto& r : as) std::fill(std::begin(r), std::end(r), bug.stale);  // never loaded
+        for (auto& r : bs) std::fill(std::begin(r), std::end(r), bug.stale);
         for (int ty = 0; ty < rows_in_block; ++ty)
           for (int tx = 0; tx < T; ++tx) {
             const long ar = row0 + ty, ac = ph * T + tx, br = ph * T + ty, bc = col0 + tx;
             const bool a_in_range = ar < m && ac < k, b_in_range = br < k && bc < n;
             as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * k + ac, a.size() - 1)] : bug.pad;
+            if (bug.b_tile_unloaded && b_in_range) continue;
             bs[ty][tx] = (b_in_range || bug.no_load_guard) ? b[std::min<std::size_t>(br * ldb + bc, b.size() - 1)] : bug.pad;
           }
         for (int ty = 0; ty < rows_in_block; ++ty)
@@ -416,6 +421,60 @@ TEST(DiagnosisHypotheses, BlockOfOneRowIsNamedByItsShape) {
   ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
   EXPECT_EQ(r->tested[0].id, "block.one_row") << r->tested[0].text;
   EXPECT_NE(r->tested[0].text.find("blockDim.y = 1"), std::string::npos);
+}
+
+// thomasjy_block_16x1_grid_1d and its kin: dim3 block(16) on a 1-D grid, so
+// every thread computes row 0. On the CPU backend the B tile's rows 1-15 stay
+// zero, and row 0's values give the tile edge away.
+TEST(DiagnosisHypotheses, OneRowBlockOnAOneDimensionalGridIsNamedWithItsTile) {
+  Bugs bug;
+  bug.one_row_block = bug.grid_1d = true;
+  bug.stale = 0.0f;
+  const auto r = run_case_with_data(64, 48, 80, bug);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "block.one_row") << r->tested[0].text;
+  for (const char* w : {"only row 0 of C", "blockDim.y = 1", "every 16th term", "dim3 block(16, 16)"})
+    EXPECT_NE(r->tested[0].text.find(w), std::string::npos) << w << " in " << r->tested[0].text;
+
+  bug.tile = 8;
+  const auto e = run_case_with_data(64, 48, 80, bug);
+  ASSERT_FALSE(e->tested.empty()) << joined(e->diagnoses);
+  EXPECT_EQ(e->tested[0].id, "block.one_row") << e->tested[0].text;
+  EXPECT_NE(e->tested[0].text.find("dim3 block(8, 8)"), std::string::npos) << e->tested[0].text;
+  EXPECT_EQ(e->tested[0].text.find("16"), std::string::npos) << e->tested[0].text;
+}
+
+// On a GPU the never-loaded rows hold stale values: the shape is still
+// named from the written elements alone, without claiming a tile edge.
+TEST(DiagnosisHypotheses, OneRowBlockWithStaleSharedMemoryNamesNoTileItCannotSee) {
+  Bugs bug;
+  bug.one_row_block = bug.grid_1d = true;  // stale = 0.5: GPU garbage
+  const auto r = run_case_with_data(64, 48, 80, bug);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "block.one_row") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("blockDim.y = 1"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("dim3 block(TILE_SIZE, TILE_SIZE)"), std::string::npos) << r->tested[0].text;
+  EXPECT_EQ(r->tested[0].text.find("every 16th term"), std::string::npos) << r->tested[0].text;
+}
+
+// liuyuanlai_divergent_barrier_c_stride_m: C[Row*m + Col]. With m < n rows
+// overlap (threads race for an element) and the end of C is never written;
+// recomputing C under "C's rows are m long" reproduces both.
+TEST(DiagnosisHypotheses, CWrittenWithRowStrideMIsNamed) {
+  Bugs bug;
+  bug.c_stride_m = true;
+  const auto r = run_case_with_data(64, 96, 128, bug);
+  ASSERT_GT(r->evidence.first.unwritten, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "ld.c_uses_m") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("leading dimension"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("m = 64"), std::string::npos) << r->tested[0].text;
+  // m > n: rows spread out, skipping elements; still C's stride.
+  const auto t = run_case_with_data(96, 40, 64, bug);
+  ASSERT_FALSE(t->tested.empty()) << joined(t->diagnoses);
+  EXPECT_EQ(t->tested[0].id, "ld.c_uses_m") << t->tested[0].text;
+  // A correct kernel on the same shapes claims nothing.
+  EXPECT_TRUE(run_case_with_data(64, 96, 128, Bugs{})->tested.empty());
 }
 
 TEST(DiagnosisHypotheses, TheStudentsTileSizeIsUsedInTheHint) {
