@@ -268,11 +268,27 @@ TEST(DiagnosisTest, SkippedPartialKTileWithKBelowTileGivesZeros) {
   bug.phases_floor = true;
   const Emulated r = run_case(50, 7, 70, bug);
   EXPECT_EQ(r.evidence.first.wrong, r.evidence.first.checked);
-  EXPECT_TRUE(any_contains(r.diagnoses, "C holds zeros")) << joined(r.diagnoses);
+  EXPECT_TRUE(any_contains(r.diagnoses, "C holds exact zeros")) << joined(r.diagnoses);
   // With k > 16 the same bug gives no zeros, so that hint must not appear.
   const Emulated big = run_case(40, 50, 36, bug);
   EXPECT_GT(big.evidence.first.wrong, 0);
   EXPECT_FALSE(any_contains(big.diagnoses, "zeros")) << joined(big.diagnoses);
+}
+
+// alvtdev_b_tile_not_loaded on the CPU backend: the B tile's load is
+// missing, shared memory nothing loads is zero there, so C is all zeros. The
+// output cannot tell which tile: the hint names a tile never filled, not
+// only a sum that is never accumulated.
+TEST(DiagnosisTest, ExactZerosNameATileThatIsNeverFilled) {
+  Bugs bug;
+  bug.b_tile_unloaded = true;
+  bug.stale = 0.0f;
+  const auto r = run_case_with_data(64, 64, 64, bug);
+  EXPECT_EQ(r->evidence.first.wrong, r->evidence.first.checked);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "zeros.exact") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("B tile is never filled"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("loop over K tiles never runs"), std::string::npos) << r->tested[0].text;
 }
 
 TEST(DiagnosisTest, ReducedPrecisionIsRecognised) {

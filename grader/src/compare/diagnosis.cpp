@@ -219,10 +219,16 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
   bool all_zero = !c.first_wrong.empty();
   for (const Mismatch& w : c.first_wrong) all_zero = all_zero && w.got == 0;
   if (all_zero && c.non_finite == 0 && c.wrong * 10 >= c.checked * 9)
-    out.push_back({"zeros.no_accumulation",
-                   "C holds zeros: the kernel stores without accumulating anything — check "
-                   "that the loop over K tiles runs (k + TILE_SIZE - 1) / TILE_SIZE times and the inner product "
-                   "adds into the sum"});
+    // Exact zeros, not small values: no product with two non-zero factors
+    // reached the sum. A shared tile that nothing fills explains it as well
+    // as a loop that never runs (its stale contents are zeros on the CPU
+    // backend), and the output cannot tell them apart: name both.
+    out.push_back({"zeros.exact",
+                   "C holds exact zeros where A x B does not: every product the kernel added had a zero factor, or "
+                   "none was added — the A tile or the B tile is never filled from global memory (is its load, "
+                   "e.g. ds_B[ty][tx] = B[...], executed for in-range elements? shared memory nothing loads holds "
+                   "zeros on the CPU backend and garbage on a GPU), or the loop over K tiles never runs ((k + "
+                   "TILE_SIZE - 1) / TILE_SIZE times), or the inner product is not added into the sum"});
 
   const MapView v = view_of(e);
   bool explained_nan = false;
