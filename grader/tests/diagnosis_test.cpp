@@ -49,6 +49,7 @@ struct Bugs {
   bool grid_1d = false;         // gridDim.y = 1: only blockIdx.y == 0 exists
   bool c_stride_m = false;      // C indexed with m where n belongs
   bool b_tile_unloaded = false; // the in-bounds load of the B tile is missing (padding still 0)
+  bool divergent_barrier = false;  // threads outside C skip the second barrier: their B-tile rows run a phase ahead
   float stale = 0.5f;           // shared memory never loaded: GPU garbage; the CPU backend's is 0
   bool tf32 = false;            // inputs rounded to 10 mantissa bits before multiplying
 };
@@ -99,6 +100,11 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
             const bool a_in_range = ar < m && ac < k, b_in_range = br < k && bc < n;
             as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * k + ac, a.size() - 1)] : bug.pad;
             if (bug.b_tile_unloaded && b_in_range) continue;
+            if (bug.divergent_barrier && (ar >= m || bc >= n) && ph + 1 < phases) {
+              const long ahead = br + T;
+              bs[ty][tx] = ahead < k && bc < n ? b[ahead * ldb + bc] : bug.pad;
+              continue;
+            }
             bs[ty][tx] = (b_in_range || bug.no_load_guard) ? b[std::min<std::size_t>(br * ldb + bc, b.size() - 1)] : bug.pad;
           }
         for (int ty = 0; ty < rows_in_block; ++ty)
@@ -218,7 +224,17 @@ TEST(DiagnosisTest, EdgeTilesWithWrongValuesPointAtBoundaryChecks) {
   const auto d = case_texts(e);
   ASSERT_FALSE(d.empty());
   EXPECT_NE(d[0].find("last row of tiles (rows 192-199, m = 200)"), std::string::npos) << d[0];
-  EXPECT_NE(d[0].find("load 0"), std::string::npos) << d[0];
+  // k and n are multiples of the tile: no load guard can reach rows < m, so
+  // the threads outside C disturbed the others (liuyuanlai_divergent_barrier).
+  EXPECT_NE(d[0].find("__syncthreads() inside if (row < m && col < n)"), std::string::npos) << d[0];
+  EXPECT_EQ(diagnose_case(e)[0].id, "barrier.divergent");
+
+  // With k ragged as well, the partial K tile's loads may be at fault.
+  CaseEvidence ragged_k = e;
+  ragged_k.k = 100;
+  const auto dk = case_texts(ragged_k);
+  ASSERT_FALSE(dk.empty());
+  EXPECT_NE(dk[0].find("load 0"), std::string::npos) << dk[0];
 
   // The same pattern when m is a multiple of 16 is not a boundary problem.
   CaseEvidence aligned = e;
@@ -230,6 +246,20 @@ TEST(DiagnosisTest, EdgeTilesWithWrongValuesPointAtBoundaryChecks) {
   in.m = 208; in.c = cb.data(); in.c64 = c64b.data(); in.abs_ab = abs_b.data();
   aligned.first = compare(in);
   EXPECT_FALSE(any_contains(case_texts(aligned), "sticks out")) << joined(case_texts(aligned));
+}
+
+// liuyuanlai_divergent_barrier as a GPU runs it: in the blocks on the edge
+// of C the threads outside skip the second barrier and load the next phase's
+// B rows while the others still compute. Only m is ragged (m_not_multiple).
+TEST(DiagnosisTest, EdgeWrongWithEveryOperandInsideNamesTheDivergentBarrier) {
+  Bugs bug;
+  bug.divergent_barrier = true;
+  const auto r = run_case_with_data(196, 128, 96, bug);
+  ASSERT_GT(r->evidence.first.wrong, 0);
+  EXPECT_EQ(r->evidence.first.unwritten, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "barrier.divergent") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("__syncthreads"), std::string::npos) << r->tested[0].text;
 }
 
 TEST(DiagnosisTest, UnguardedStoreWrapsIntoFirstTileColumn) {
