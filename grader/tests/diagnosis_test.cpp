@@ -50,6 +50,7 @@ struct Bugs {
   bool c_stride_m = false;      // C indexed with m where n belongs
   bool b_tile_unloaded = false; // the in-bounds load of the B tile is missing (padding still 0)
   bool divergent_barrier = false;  // threads outside C skip the second barrier: their B-tile rows run a phase ahead
+  float past_end = 0.5f;        // what reads past A and B find (NaN: a GPU's poisoned C after B)
   float stale = 0.5f;           // shared memory never loaded: GPU garbage; the CPU backend's is 0
   bool tf32 = false;            // inputs rounded to 10 mantissa bits before multiplying
 };
@@ -76,8 +77,8 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
   const int T = bug.tile;
   const std::size_t pad = 64 * 1024;
   std::vector<float> a(a_in), b(b_in);
-  a.resize(a.size() + pad, 0.5f);
-  b.resize(b.size() + pad, 0.5f);
+  a.resize(a.size() + pad, bug.past_end);
+  b.resize(b.size() + pad, bug.past_end);
   std::vector<float> c(std::size_t(m) * n + pad, poison());
   const int gx = bug.grid_floor ? n / T : bug.grid_swapped ? (m + T - 1) / T : (n + T - 1) / T;
   const int gy = bug.grid_1d ? 1 : bug.grid_floor ? m / T : bug.grid_swapped ? (n + T - 1) / T : (m + T - 1) / T;
@@ -521,6 +522,48 @@ TEST(DiagnosisHypotheses, CWrittenWithRowStrideMIsNamed) {
   EXPECT_EQ(t->tested[0].id, "ld.c_uses_m") << t->tested[0].text;
   // A correct kernel on the same shapes claims nothing.
   EXPECT_TRUE(run_case_with_data(64, 96, 128, Bugs{})->tested.empty());
+}
+
+// alvtdev_b_stride_k on a GPU: B read with rows of k = 384 > n runs past the
+// end of B into NaN for every element; nothing finite is left to test, but
+// only B's leading dimension reads outside for them (k is a multiple of 16,
+// so an unguarded partial tile cannot).
+TEST(DiagnosisHypotheses, NonFiniteFromReadsPastBAreTracedToItsLeadingDimension) {
+  Bugs bug;
+  bug.b_stride_k = true;
+  bug.past_end = std::numeric_limits<float>::quiet_NaN();
+  const auto r = run_case_with_data(128, 384, 256, bug);
+  ASSERT_EQ(r->evidence.first.non_finite, r->evidence.first.checked);
+  ASSERT_EQ(r->evidence.first.unwritten, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "ld.b_uses_k") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("leading dimension"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("past the end of B"), std::string::npos) << r->tested[0].text;
+}
+
+// iambyt3z_masked_loads on a GPU: the partial K tile is read unguarded,
+// past the end of B. With k == n only the unguarded load reads outside.
+TEST(DiagnosisHypotheses, NonFiniteFromAnUnguardedPartialTileNameTheLoad) {
+  Bugs bug;
+  bug.no_load_guard = true;
+  bug.past_end = std::numeric_limits<float>::quiet_NaN();
+  const auto r = run_case_with_data(64, 100, 100, bug);
+  ASSERT_GT(r->evidence.first.non_finite, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "load.unguarded") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("out-of-bounds"), std::string::npos) << r->tested[0].text;
+  // k_not_multiple (k != n): B read with rows of k would read outside for the
+  // same elements; both causes are named, under one id.
+  const auto t = run_case_with_data(128, 196, 96, bug);
+  ASSERT_FALSE(t->tested.empty()) << joined(t->diagnoses);
+  EXPECT_EQ(t->tested[0].id, "memory.reads_outside") << t->tested[0].text;
+  EXPECT_NE(t->tested[0].text.find("bounds check on k"), std::string::npos) << t->tested[0].text;
+  // Non-finite values where no candidate reads outside are not explained.
+  Bugs nan_inputs;
+  nan_inputs.stale = std::numeric_limits<float>::quiet_NaN();
+  nan_inputs.b_tile_unloaded = true;
+  const auto u = run_case_with_data(64, 64, 64, nan_inputs);
+  for (const auto& d : u->tested) EXPECT_FALSE(is_confirmed_hypothesis(d)) << d.id << ": " << d.text;
 }
 
 TEST(DiagnosisHypotheses, TheStudentsTileSizeIsUsedInTheHint) {

@@ -380,10 +380,68 @@ std::optional<Diagnosis> guard_hypotheses(const CaseData& d) {
   return std::nullopt;
 }
 
+// Elements computed as NaN or Inf (written, not the poison) carry no value
+// to test, but where they are says something: a wrong index or a load
+// without a bounds check reads past the end of A or B only for some
+// elements, and on a GPU what lies there (another matrix's poison, stale
+// memory) turns sums non-finite. A candidate explains the output when every
+// sampled non-finite element is one it reads outside for.
+std::optional<Diagnosis> outside_read_hypotheses(const CaseData& d) {
+  const std::int64_t m = d.m, k = d.k, n = d.n, size_a = m * k, size_b = k * n;
+  struct Reader {
+    std::string id, what;  // what: how the kernel reads, for the text
+    std::function<bool(std::int64_t, std::int64_t)> outside;
+  };
+  std::vector<Reader> readers;
+  if (k != n)
+    readers.push_back({"ld.b_uses_k", "a wrong leading dimension: B is read with rows of length k = " + str(k) + " (B[t*k + col]; its rows have n = " +
+                                          str(n) + " elements: read B[t*n + col])",
+                       [=](std::int64_t, std::int64_t j) { return (k - 1) * k + j >= size_b; }});
+  if (m != k)
+    readers.push_back({"ld.a_uses_m", "a wrong leading dimension: A is read with rows of length m = " + str(m) + " (A[row*m + t]; its rows have k = " +
+                                          str(k) + " elements: read A[row*k + t])",
+                       [=](std::int64_t i, std::int64_t) { return i * m + k - 1 >= size_a; }});
+  for (const int T : kTiles) {
+    const std::int64_t K = ceil_to(k, T);
+    if (K == k) continue;
+    readers.push_back({"load.unguarded", "the tiles are loaded without a bounds check on k: the last, partial K tile of " +
+                                             str(T) + " reads columns " + str(k) + "-" + str(K - 1) + " of A and rows " +
+                                             str(k) + "-" + str(K - 1) + " of B, which do not exist (load 0 when the index "
+                                             "is >= k, and do not read at all)",
+                       [=](std::int64_t i, std::int64_t j) { return i * k + K - 1 >= size_a || (K - 1) * n + j >= size_b; }});
+    break;  // the padding reads of one tile edge already decide it; others read past the same ends
+  }
+  if (readers.empty()) return std::nullopt;
+  const std::int64_t total = m * n, step = std::max<std::int64_t>(1, total / 4096);
+  std::vector<Element> nonfinite;
+  for (std::int64_t x = 0; x < total; x += step) {
+    const float v = d.c[x];
+    if (!std::isfinite(v) && !is_poison(v)) nonfinite.push_back({x / n, x % n});
+  }
+  if (nonfinite.size() < kMinEvidence) return std::nullopt;
+  std::vector<const Reader*> fit;
+  for (const Reader& r : readers) {
+    bool all = true;
+    for (const Element& e : nonfinite) all = all && r.outside(e.i, e.j);
+    if (all) fit.push_back(&r);
+  }
+  if (fit.empty()) return std::nullopt;
+  const std::string head = "the NaN or Inf values in C were computed (not left unwritten), and each of them comes from "
+                           "an out-of-bounds read: ";
+  if (fit.size() == 1)
+    return Diagnosis{fit[0]->id, head + fit[0]->what + " reads past the end of " +
+                                     (fit[0]->id == "ld.a_uses_m" ? "A" : "B") +
+                                     " for exactly such elements, and what lies there is not part of the matrix"};
+  std::string either;
+  for (const Reader* r : fit) either += std::string(either.empty() ? "" : "; or ") + r->what;
+  return Diagnosis{"memory.reads_outside", head + "computed as written, every such element reads past the end of A "
+                                              "or B, either because " + either};
+}
+
 constexpr const char* kHypothesisIds[] = {
     "ld.b_and_c_use_k", "ld.c_uses_k", "ld.c_uses_m", "ld.b_uses_k", "ld.a_uses_m", "index.b_transposed", "index.a_transposed",
     "phases.from_n", "phases.from_m", "phases.floor", "phases.short", "padding.nonzero", "grid.swapped_xy", "grid.floor",
-    "block.one_row", "block.one_column", "guard.row_vs_n", "guard.col_vs_m"};
+    "block.one_row", "block.one_column", "guard.row_vs_n", "guard.col_vs_m", "load.unguarded", "memory.reads_outside"};
 
 }  // namespace
 
@@ -404,6 +462,8 @@ std::vector<Diagnosis> matching_hypotheses(const CaseData& d) {
   if (pattern && value && pattern->id.rfind("ld.", 0) == 0 && value->id.rfind("ld.", 0) == 0) pattern.reset();
   if (pattern) out.push_back(*pattern);
   if (value) out.push_back(*value);
+  if (out.empty())
+    if (auto outside = outside_read_hypotheses(d)) out.push_back(*outside);
   return out;
 }
 
