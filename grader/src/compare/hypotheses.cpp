@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <tuple>
 #include <cstdint>
 #include <functional>
@@ -42,8 +43,9 @@ std::optional<Predicted> dot(const CaseData& d, std::int64_t count, IndexA ia, I
   Predicted p;
   for (std::int64_t t = 0; t < count; ++t) {
     const std::int64_t x = ia(t), y = ib(t);
-    if (x < 0 || x >= size_a || y < 0 || y >= size_b) return std::nullopt;
-    const double prod = double(d.a[x]) * double(d.b[y]);
+    const bool a_in = x >= 0 && x < size_a, b_in = y >= 0 && y < size_b;
+    if (!(a_in && b_in) && !d.outside_known) return std::nullopt;
+    const double prod = double(a_in ? d.a[x] : d.outside_value) * double(b_in ? d.b[y] : d.outside_value);
     p.value += prod;
     p.magnitude += std::fabs(prod);
   }
@@ -457,6 +459,23 @@ std::vector<Diagnosis> matching_hypotheses(const CaseData& d) {
   std::optional<Diagnosis> pattern = pattern_hypotheses(d);
   const std::vector<Element> sample = sample_wrong_finite(d);
   std::optional<Diagnosis> value = value_hypotheses(d, sample);
+  // A hypothesis that reads past A or B can still be tested where what lies
+  // there is known: the CPU backend's red zones hold the bytes 0x4F
+  // (backends/cpu/runtime/lib/device_memory.cpp), unused GPU memory often 0.
+  for (const std::uint32_t bits : {0x4F4F4F4Fu, 0u}) {
+    if (value || sample.empty()) break;
+    CaseData known = d;
+    known.outside_known = true;
+    std::memcpy(&known.outside_value, &bits, sizeof bits);
+    value = value_hypotheses(known, sample);
+    const bool reads_outside = value && (value->id.rfind("ld.", 0) == 0 || value->id.rfind("index.", 0) == 0);
+    if (!reads_outside) {
+      value.reset();
+      continue;
+    }
+    value->text += " (it reads past the end of the matrix: the affected elements hold exactly what lies there, " +
+                   std::string(bits ? "the CPU backend's out-of-bounds filler" : "zeros") + ")";
+  }
   // A leading dimension found from the values is the more precise account of
   // the same bug as one found from the unwritten elements.
   if (pattern && value && pattern->id.rfind("ld.", 0) == 0 && value->id.rfind("ld.", 0) == 0) pattern.reset();
