@@ -16,6 +16,7 @@
 #include "compare/diagnosis.h"
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
+#include "pipeline/case_report.h"
 #include "suite/suite_loader.h"
 
 namespace sg {
@@ -579,6 +580,28 @@ TEST(DiagnosisHypotheses, NonFiniteFromAnUnguardedPartialTileNameTheLoad) {
   nan_inputs.b_tile_unloaded = true;
   const auto u = run_case_with_data(64, 64, 64, nan_inputs);
   for (const auto& d : u->tested) EXPECT_FALSE(is_confirmed_hypothesis(d)) << d.id << ": " << d.text;
+}
+
+// thomasjy_block_256x1 on the CPU backend: the overrun of a shared tile
+// stops the kernel, and the fault names the block shape; the first hint is
+// the 256 x 1 block behind it, with the tile edge the overrun array shows.
+TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
+  CaseOutcome o;
+  o.kind = CaseOutcome::Kind::CudaError;
+  o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
+            "(255,0) of block (0,0) (blocks of 256x1 threads)";
+  TestResult t;
+  record_runner_failure(t, o);
+  ASSERT_FALSE(t.diagnoses.empty());
+  EXPECT_EQ(t.diagnoses[0].id, "block.one_row") << t.diagnoses[0].text;
+  EXPECT_NE(t.diagnoses[0].text.find("blockDim.y = 1"), std::string::npos) << t.diagnoses[0].text;
+  EXPECT_NE(t.diagnoses[0].text.find("dim3 block(16, 16)"), std::string::npos) << t.diagnoses[0].text;
+  // A square block's overrun is something else: no shape is blamed.
+  o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
+            "(15,15) of block (0,0) (blocks of 16x16 threads)";
+  TestResult square;
+  record_runner_failure(square, o);
+  for (const auto& d : square.diagnoses) EXPECT_NE(d.id, "block.one_row") << d.text;
 }
 
 TEST(DiagnosisHypotheses, TheStudentsTileSizeIsUsedInTheHint) {
