@@ -476,7 +476,7 @@ TEST(CpuBackend, OutOfBoundsLoadIsReportedAndTheKernelGoesOn) {
   // tile, column 15: index 47 * n + 15, past the end at k * n.
   const std::string expected = "out-of-bounds read of B at index " + std::to_string(47 * n + 15) +
                                " (allocation of " + std::to_string(k * n) +
-                               " floats) by thread (15,15) of block (0,0)";
+                               " floats) by thread (15,15) of block (0,0) (blocks of 16x16 threads)";
   for (const auto& reply : r.replies) {
     EXPECT_EQ(reply.header.status, sg::proto::ReplyStatus::Ok);
     EXPECT_EQ(reply.message, expected);
@@ -499,7 +499,7 @@ TEST(CpuBackend, OutOfBoundsStoreIsReportedAndLost) {
   ASSERT_TRUE(r.replied) << r.error << "\n" << r.output;
   // Block (0,1) holds rows 16..31; its thread (15,15), the first to run, writes row 31.
   EXPECT_EQ(r.reply.message, "out-of-bounds write of C at index 511 (allocation of 320 floats) by thread (15,15) "
-                             "of block (0,1)");
+                             "of block (0,1) (blocks of 16x16 threads)");
   // The rows that exist are right; the stray writes went nowhere.
   EXPECT_EQ(wrong_elements(x, r.reply.c), 0);
 }
@@ -549,7 +549,7 @@ TEST(CpuBackend, SharedArrayOverrunIsFatalAndNamed) {
   EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError) << r.reply.message;
   EXPECT_EQ(r.exit_code, 86) << r.output;
   EXPECT_EQ(r.reply.message, "out-of-bounds read of __shared__ Bs at index 271 (allocation of 256 floats) by "
-                             "thread (255,0) of block (0,0)");
+                             "thread (255,0) of block (0,0) (blocks of 256x1 threads)");
   // In bounds, a shared array behaves as before: the tiled kernel is right.
   Built good;
   BUILD_OR_FAIL(tiled_variant("", ""), good);

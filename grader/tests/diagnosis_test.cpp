@@ -16,6 +16,7 @@
 #include "compare/diagnosis.h"
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
+#include "pipeline/case_report.h"
 #include "suite/suite_loader.h"
 
 namespace sg {
@@ -46,6 +47,12 @@ struct Bugs {
   bool b_stride_k = false;      // B indexed with k where n belongs
   bool c_stride_k = false;      // C indexed with k where n belongs
   bool one_row_block = false;   // blockDim.y = 1: only threadIdx.y == 0 exists
+  bool grid_1d = false;         // gridDim.y = 1: only blockIdx.y == 0 exists
+  bool c_stride_m = false;      // C indexed with m where n belongs
+  bool b_tile_unloaded = false; // the in-bounds load of the B tile is missing (padding still 0)
+  bool divergent_barrier = false;  // threads outside C skip the second barrier: their B-tile rows run a phase ahead
+  float past_end = 0.5f;        // what reads past A and B find (NaN: a GPU's poisoned C after B)
+  float stale = 0.5f;           // shared memory never loaded: GPU garbage; the CPU backend's is 0
   bool tf32 = false;            // inputs rounded to 10 mantissa bits before multiplying
 };
 
@@ -71,14 +78,14 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
   const int T = bug.tile;
   const std::size_t pad = 64 * 1024;
   std::vector<float> a(a_in), b(b_in);
-  a.resize(a.size() + pad, 0.5f);
-  b.resize(b.size() + pad, 0.5f);
+  a.resize(a.size() + pad, bug.past_end);
+  b.resize(b.size() + pad, bug.past_end);
   std::vector<float> c(std::size_t(m) * n + pad, poison());
   const int gx = bug.grid_floor ? n / T : bug.grid_swapped ? (m + T - 1) / T : (n + T - 1) / T;
-  const int gy = bug.grid_floor ? m / T : bug.grid_swapped ? (n + T - 1) / T : (m + T - 1) / T;
+  const int gy = bug.grid_1d ? 1 : bug.grid_floor ? m / T : bug.grid_swapped ? (n + T - 1) / T : (m + T - 1) / T;
   const int phases = bug.phases_floor ? k / T : bug.phases_from_n ? (n + T - 1) / T : (k + T - 1) / T;
   const int ldb = bug.b_stride_k ? k : n;
-  const int ldc = bug.c_stride_k ? k : n;
+  const int ldc = bug.c_stride_k ? k : bug.c_stride_m ? m : n;
   const int rows_in_block = bug.one_row_block ? 1 : T;
   auto mul = [&](float x, float y) { return bug.tf32 ? to_tf32(x) * to_tf32(y) : x * y; };
   for (int by = 0; by < gy; ++by)
@@ -87,13 +94,19 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
       float sum[32][32] = {};
       for (int ph = 0; ph < phases; ++ph) {
         float as[32][32], bs[32][32];
-        for (auto& r : as) std::fill(std::begin(r), std::end(r), 0.5f);  // never loaded: garbage
-        for (auto& r : bs) std::fill(std::begin(r), std::end(r), 0.5f);
+        for (auto& r : as) std::fill(std::begin(r), std::end(r), bug.stale);  // never loaded
+        for (auto& r : bs) std::fill(std::begin(r), std::end(r), bug.stale);
         for (int ty = 0; ty < rows_in_block; ++ty)
           for (int tx = 0; tx < T; ++tx) {
             const long ar = row0 + ty, ac = ph * T + tx, br = ph * T + ty, bc = col0 + tx;
             const bool a_in_range = ar < m && ac < k, b_in_range = br < k && bc < n;
             as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * k + ac, a.size() - 1)] : bug.pad;
+            if (bug.b_tile_unloaded && b_in_range) continue;
+            if (bug.divergent_barrier && (ar >= m || bc >= n) && ph + 1 < phases) {
+              const long ahead = br + T;
+              bs[ty][tx] = ahead < k && bc < n ? b[ahead * ldb + bc] : bug.pad;
+              continue;
+            }
             bs[ty][tx] = (b_in_range || bug.no_load_guard) ? b[std::min<std::size_t>(br * ldb + bc, b.size() - 1)] : bug.pad;
           }
         for (int ty = 0; ty < rows_in_block; ++ty)
@@ -213,7 +226,17 @@ TEST(DiagnosisTest, EdgeTilesWithWrongValuesPointAtBoundaryChecks) {
   const auto d = case_texts(e);
   ASSERT_FALSE(d.empty());
   EXPECT_NE(d[0].find("last row of tiles (rows 192-199, m = 200)"), std::string::npos) << d[0];
-  EXPECT_NE(d[0].find("load 0"), std::string::npos) << d[0];
+  // k and n are multiples of the tile: no load guard can reach rows < m, so
+  // the threads outside C disturbed the others (liuyuanlai_divergent_barrier).
+  EXPECT_NE(d[0].find("__syncthreads() inside if (row < m && col < n)"), std::string::npos) << d[0];
+  EXPECT_EQ(diagnose_case(e)[0].id, "barrier.divergent");
+
+  // With k ragged as well, the partial K tile's loads may be at fault.
+  CaseEvidence ragged_k = e;
+  ragged_k.k = 100;
+  const auto dk = case_texts(ragged_k);
+  ASSERT_FALSE(dk.empty());
+  EXPECT_NE(dk[0].find("load 0"), std::string::npos) << dk[0];
 
   // The same pattern when m is a multiple of 16 is not a boundary problem.
   CaseEvidence aligned = e;
@@ -225,6 +248,20 @@ TEST(DiagnosisTest, EdgeTilesWithWrongValuesPointAtBoundaryChecks) {
   in.m = 208; in.c = cb.data(); in.c64 = c64b.data(); in.abs_ab = abs_b.data();
   aligned.first = compare(in);
   EXPECT_FALSE(any_contains(case_texts(aligned), "sticks out")) << joined(case_texts(aligned));
+}
+
+// liuyuanlai_divergent_barrier as a GPU runs it: in the blocks on the edge
+// of C the threads outside skip the second barrier and load the next phase's
+// B rows while the others still compute. Only m is ragged (m_not_multiple).
+TEST(DiagnosisTest, EdgeWrongWithEveryOperandInsideNamesTheDivergentBarrier) {
+  Bugs bug;
+  bug.divergent_barrier = true;
+  const auto r = run_case_with_data(196, 128, 96, bug);
+  ASSERT_GT(r->evidence.first.wrong, 0);
+  EXPECT_EQ(r->evidence.first.unwritten, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "barrier.divergent") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("__syncthreads"), std::string::npos) << r->tested[0].text;
 }
 
 TEST(DiagnosisTest, UnguardedStoreWrapsIntoFirstTileColumn) {
@@ -263,11 +300,27 @@ TEST(DiagnosisTest, SkippedPartialKTileWithKBelowTileGivesZeros) {
   bug.phases_floor = true;
   const Emulated r = run_case(50, 7, 70, bug);
   EXPECT_EQ(r.evidence.first.wrong, r.evidence.first.checked);
-  EXPECT_TRUE(any_contains(r.diagnoses, "C holds zeros")) << joined(r.diagnoses);
+  EXPECT_TRUE(any_contains(r.diagnoses, "C holds exact zeros")) << joined(r.diagnoses);
   // With k > 16 the same bug gives no zeros, so that hint must not appear.
   const Emulated big = run_case(40, 50, 36, bug);
   EXPECT_GT(big.evidence.first.wrong, 0);
   EXPECT_FALSE(any_contains(big.diagnoses, "zeros")) << joined(big.diagnoses);
+}
+
+// alvtdev_b_tile_not_loaded on the CPU backend: the B tile's load is
+// missing, shared memory nothing loads is zero there, so C is all zeros. The
+// output cannot tell which tile: the hint names a tile never filled, not
+// only a sum that is never accumulated.
+TEST(DiagnosisTest, ExactZerosNameATileThatIsNeverFilled) {
+  Bugs bug;
+  bug.b_tile_unloaded = true;
+  bug.stale = 0.0f;
+  const auto r = run_case_with_data(64, 64, 64, bug);
+  EXPECT_EQ(r->evidence.first.wrong, r->evidence.first.checked);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "zeros.exact") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("B tile is never filled"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("loop over K tiles never runs"), std::string::npos) << r->tested[0].text;
 }
 
 TEST(DiagnosisTest, ReducedPrecisionIsRecognised) {
@@ -416,6 +469,139 @@ TEST(DiagnosisHypotheses, BlockOfOneRowIsNamedByItsShape) {
   ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
   EXPECT_EQ(r->tested[0].id, "block.one_row") << r->tested[0].text;
   EXPECT_NE(r->tested[0].text.find("blockDim.y = 1"), std::string::npos);
+}
+
+// thomasjy_block_16x1_grid_1d and its kin: dim3 block(16) on a 1-D grid, so
+// every thread computes row 0. On the CPU backend the B tile's rows 1-15 stay
+// zero, and row 0's values give the tile edge away.
+TEST(DiagnosisHypotheses, OneRowBlockOnAOneDimensionalGridIsNamedWithItsTile) {
+  Bugs bug;
+  bug.one_row_block = bug.grid_1d = true;
+  bug.stale = 0.0f;
+  const auto r = run_case_with_data(64, 48, 80, bug);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "block.one_row") << r->tested[0].text;
+  for (const char* w : {"only row 0 of C", "blockDim.y = 1", "every 16th term", "dim3 block(16, 16)"})
+    EXPECT_NE(r->tested[0].text.find(w), std::string::npos) << w << " in " << r->tested[0].text;
+
+  bug.tile = 8;
+  const auto e = run_case_with_data(64, 48, 80, bug);
+  ASSERT_FALSE(e->tested.empty()) << joined(e->diagnoses);
+  EXPECT_EQ(e->tested[0].id, "block.one_row") << e->tested[0].text;
+  EXPECT_NE(e->tested[0].text.find("dim3 block(8, 8)"), std::string::npos) << e->tested[0].text;
+  EXPECT_EQ(e->tested[0].text.find("16"), std::string::npos) << e->tested[0].text;
+}
+
+// On a GPU the never-loaded rows hold stale values: the shape is still
+// named from the written elements alone, without claiming a tile edge.
+TEST(DiagnosisHypotheses, OneRowBlockWithStaleSharedMemoryNamesNoTileItCannotSee) {
+  Bugs bug;
+  bug.one_row_block = bug.grid_1d = true;  // stale = 0.5: GPU garbage
+  const auto r = run_case_with_data(64, 48, 80, bug);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "block.one_row") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("blockDim.y = 1"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("dim3 block(TILE_SIZE, TILE_SIZE)"), std::string::npos) << r->tested[0].text;
+  EXPECT_EQ(r->tested[0].text.find("every 16th term"), std::string::npos) << r->tested[0].text;
+}
+
+// liuyuanlai_divergent_barrier_c_stride_m: C[Row*m + Col]. With m < n rows
+// overlap (threads race for an element) and the end of C is never written;
+// recomputing C under "C's rows are m long" reproduces both.
+TEST(DiagnosisHypotheses, CWrittenWithRowStrideMIsNamed) {
+  Bugs bug;
+  bug.c_stride_m = true;
+  const auto r = run_case_with_data(64, 96, 128, bug);
+  ASSERT_GT(r->evidence.first.unwritten, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "ld.c_uses_m") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("leading dimension"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("m = 64"), std::string::npos) << r->tested[0].text;
+  // m > n: rows spread out, skipping elements; still C's stride.
+  const auto t = run_case_with_data(96, 40, 64, bug);
+  ASSERT_FALSE(t->tested.empty()) << joined(t->diagnoses);
+  EXPECT_EQ(t->tested[0].id, "ld.c_uses_m") << t->tested[0].text;
+  // A correct kernel on the same shapes claims nothing.
+  EXPECT_TRUE(run_case_with_data(64, 96, 128, Bugs{})->tested.empty());
+}
+
+// alvtdev_b_stride_k on a GPU: B read with rows of k = 384 > n runs past the
+// end of B into NaN for every element; nothing finite is left to test, but
+// only B's leading dimension reads outside for them (k is a multiple of 16,
+// so an unguarded partial tile cannot).
+TEST(DiagnosisHypotheses, NonFiniteFromReadsPastBAreTracedToItsLeadingDimension) {
+  Bugs bug;
+  bug.b_stride_k = true;
+  bug.past_end = std::numeric_limits<float>::quiet_NaN();
+  const auto r = run_case_with_data(128, 384, 256, bug);
+  ASSERT_EQ(r->evidence.first.non_finite, r->evidence.first.checked);
+  ASSERT_EQ(r->evidence.first.unwritten, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "ld.b_uses_k") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("leading dimension"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("past the end of B"), std::string::npos) << r->tested[0].text;
+}
+
+// alvtdev_b_stride_k on the CPU backend: the reads past B find the red
+// zone's filler bytes 0x4F, finite; with that value the hypothesis predicts
+// every element, and B's leading dimension is named, not just "out of bounds".
+TEST(DiagnosisHypotheses, ReadsIntoTheCpuRedZoneAreStillTraced) {
+  Bugs bug;
+  bug.b_stride_k = true;
+  const std::uint32_t bits = 0x4F4F4F4Fu;
+  std::memcpy(&bug.past_end, &bits, sizeof bits);
+  const auto r = run_case_with_data(128, 384, 256, bug);
+  ASSERT_EQ(r->evidence.first.non_finite, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "ld.b_uses_k") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("out-of-bounds filler"), std::string::npos) << r->tested[0].text;
+}
+
+// iambyt3z_masked_loads on a GPU: the partial K tile is read unguarded,
+// past the end of B. With k == n only the unguarded load reads outside.
+TEST(DiagnosisHypotheses, NonFiniteFromAnUnguardedPartialTileNameTheLoad) {
+  Bugs bug;
+  bug.no_load_guard = true;
+  bug.past_end = std::numeric_limits<float>::quiet_NaN();
+  const auto r = run_case_with_data(64, 100, 100, bug);
+  ASSERT_GT(r->evidence.first.non_finite, 0);
+  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
+  EXPECT_EQ(r->tested[0].id, "load.unguarded") << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("out-of-bounds"), std::string::npos) << r->tested[0].text;
+  // k_not_multiple (k != n): B read with rows of k would read outside for the
+  // same elements; both causes are named, under one id.
+  const auto t = run_case_with_data(128, 196, 96, bug);
+  ASSERT_FALSE(t->tested.empty()) << joined(t->diagnoses);
+  EXPECT_EQ(t->tested[0].id, "memory.reads_outside") << t->tested[0].text;
+  EXPECT_NE(t->tested[0].text.find("bounds check on k"), std::string::npos) << t->tested[0].text;
+  // Non-finite values where no candidate reads outside are not explained.
+  Bugs nan_inputs;
+  nan_inputs.stale = std::numeric_limits<float>::quiet_NaN();
+  nan_inputs.b_tile_unloaded = true;
+  const auto u = run_case_with_data(64, 64, 64, nan_inputs);
+  for (const auto& d : u->tested) EXPECT_FALSE(is_confirmed_hypothesis(d)) << d.id << ": " << d.text;
+}
+
+// thomasjy_block_256x1 on the CPU backend: the overrun of a shared tile
+// stops the kernel, and the fault names the block shape; the first hint is
+// the 256 x 1 block behind it, with the tile edge the overrun array shows.
+TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
+  CaseOutcome o;
+  o.kind = CaseOutcome::Kind::CudaError;
+  o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
+            "(255,0) of block (0,0) (blocks of 256x1 threads)";
+  TestResult t;
+  record_runner_failure(t, o);
+  ASSERT_FALSE(t.diagnoses.empty());
+  EXPECT_EQ(t.diagnoses[0].id, "block.one_row") << t.diagnoses[0].text;
+  EXPECT_NE(t.diagnoses[0].text.find("blockDim.y = 1"), std::string::npos) << t.diagnoses[0].text;
+  EXPECT_NE(t.diagnoses[0].text.find("dim3 block(16, 16)"), std::string::npos) << t.diagnoses[0].text;
+  // A square block's overrun is something else: no shape is blamed.
+  o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
+            "(15,15) of block (0,0) (blocks of 16x16 threads)";
+  TestResult square;
+  record_runner_failure(square, o);
+  for (const auto& d : square.diagnoses) EXPECT_NE(d.id, "block.one_row") << d.text;
 }
 
 TEST(DiagnosisHypotheses, TheStudentsTileSizeIsUsedInTheHint) {

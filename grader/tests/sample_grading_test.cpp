@@ -184,6 +184,8 @@ void check_expectations(const Sample& s, const std::string& backend) {
   std::string hint_unfair = e["hint_known_unfair"] ? e["hint_known_unfair"].as<std::string>() : "";
   if (hint_unfair.empty() && backend == "cpu" && e["cpu_hint_known_unfair"])
     hint_unfair = e["cpu_hint_known_unfair"].as<std::string>();
+  if (hint_unfair.empty() && backend == "gpu" && e["gpu_hint_known_unfair"])
+    hint_unfair = e["gpu_hint_known_unfair"].as<std::string>();
   if (!hint_unfair.empty()) {
     std::cout << "[ NOTE     ] " << s.name << ": first hint not checked (known unfair): " << hint_unfair << "\n";
   } else if (e["first_hint"] || e["first_hint_id"]) {

@@ -1003,7 +1003,7 @@ TEST(SampleCorpus, ExpectFilesAreWellFormed) {
   const std::set<std::string> keys = {"about", "source", "state", "score", "cpu_score", "must_fail",
                                       "must_pass", "mentions", "cpu_mentions", "first_hint", "first_hint_id",
                                       "bug", "known_unfair", "cpu_known_unfair", "hint_known_unfair",
-                                      "cpu_hint_known_unfair", "upstream", "gpu_must_fail"};
+                                      "cpu_hint_known_unfair", "gpu_hint_known_unfair", "upstream", "gpu_must_fail"};
   for (const auto& s : samples) {
     SCOPED_TRACE(s.name);
     const YAML::Node& e = s.expect;

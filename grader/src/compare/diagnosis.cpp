@@ -98,6 +98,20 @@ Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
            "(n + TILE_SIZE - 1) / TILE_SIZE blocks in x and (m + TILE_SIZE - 1) / TILE_SIZE in y — or the store's "
            "bounds check "
            "skips valid elements (store when row < m && col < n)"};
+  // Outputs inside C whose every operand lies inside A and B (k a multiple
+  // of any tile edge, the wrong edge only along m or only along n) cannot be
+  // spoiled by a missing load guard: past row m of A only rows past m of C
+  // are fed, past column n of B only columns past n. What reaches them is
+  // the threads of the same block that lie outside C: a barrier they skip.
+  const bool only_m_edge = m_ragged && rows_hit && !(n_ragged && cols_hit);
+  const bool only_n_edge = n_ragged && cols_hit && !(m_ragged && rows_hit);
+  if (e.k % 32 == 0 && (only_m_edge ? !n_ragged : only_n_edge && !m_ragged) && e.first.unwritten == 0)
+    return {"barrier.divergent",
+            "only " + where + " is wrong, although every value those elements need lies inside A and B (k = " +
+                std::to_string(e.k) + " is a multiple of the tile): the threads of those blocks that fall outside C "
+                "disturb the others — a __syncthreads() inside if (row < m && col < n) (or a return before a "
+                "barrier) that they skip puts the block's barriers out of step; call __syncthreads() "
+                "unconditionally and guard only the loads and the store"};
   return {"boundary.edge_wrong",
           "only " + where + (both ? " are" : " is") + " wrong, where the tile sticks out of the matrix: guard the edges "
           "— load 0 into shared memory for rows >= m or columns >= n (and k), and store only "
@@ -219,10 +233,16 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
   bool all_zero = !c.first_wrong.empty();
   for (const Mismatch& w : c.first_wrong) all_zero = all_zero && w.got == 0;
   if (all_zero && c.non_finite == 0 && c.wrong * 10 >= c.checked * 9)
-    out.push_back({"zeros.no_accumulation",
-                   "C holds zeros: the kernel stores without accumulating anything — check "
-                   "that the loop over K tiles runs (k + TILE_SIZE - 1) / TILE_SIZE times and the inner product "
-                   "adds into the sum"});
+    // Exact zeros, not small values: no product with two non-zero factors
+    // reached the sum. A shared tile that nothing fills explains it as well
+    // as a loop that never runs (its stale contents are zeros on the CPU
+    // backend), and the output cannot tell them apart: name both.
+    out.push_back({"zeros.exact",
+                   "C holds exact zeros where A x B does not: every product the kernel added had a zero factor, or "
+                   "none was added — the A tile or the B tile is never filled from global memory (is its load, "
+                   "e.g. ds_B[ty][tx] = B[...], executed for in-range elements? shared memory nothing loads holds "
+                   "zeros on the CPU backend and garbage on a GPU), or the loop over K tiles never runs ((k + "
+                   "TILE_SIZE - 1) / TILE_SIZE times), or the inner product is not added into the sum"});
 
   const MapView v = view_of(e);
   bool explained_nan = false;

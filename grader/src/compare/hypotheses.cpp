@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <tuple>
 #include <cstdint>
 #include <functional>
@@ -42,8 +43,9 @@ std::optional<Predicted> dot(const CaseData& d, std::int64_t count, IndexA ia, I
   Predicted p;
   for (std::int64_t t = 0; t < count; ++t) {
     const std::int64_t x = ia(t), y = ib(t);
-    if (x < 0 || x >= size_a || y < 0 || y >= size_b) return std::nullopt;
-    const double prod = double(d.a[x]) * double(d.b[y]);
+    const bool a_in = x >= 0 && x < size_a, b_in = y >= 0 && y < size_b;
+    if (!(a_in && b_in) && !d.outside_known) return std::nullopt;
+    const double prod = double(a_in ? d.a[x] : d.outside_value) * double(b_in ? d.b[y] : d.outside_value);
     p.value += prod;
     p.magnitude += std::fabs(prod);
   }
@@ -157,6 +159,15 @@ std::optional<Diagnosis> value_hypotheses(const CaseData& d, const std::vector<E
                             return one(dot(d, k, row_a(i), [j, k](std::int64_t t) { return t * k + j; }));
                           }});
   }
+  if (m != n && m != k)
+    candidates.push_back({"ld.c_uses_m",
+                          "wrong leading dimension: C is written with rows of length m = " + str(m) +
+                              " (C[row*m + col]), but its rows have n = " + str(n) + " elements: store to C[row*n + col]",
+                          [&, m, n](std::int64_t i, std::int64_t j) {
+                            return writers_of(d, i * n + j, m, [&](std::int64_t r, std::int64_t col) {
+                              return dot(d, k, row_a(r), col_b(col));
+                            });
+                          }});
   if (m != k)
     candidates.push_back({"ld.a_uses_m",
                           "wrong leading dimension: A is read with rows of length m = " + str(m) + " (A[row*m + t]), but its rows have k = " +
@@ -247,22 +258,84 @@ std::optional<Diagnosis> value_hypotheses(const CaseData& d, const std::vector<E
 
 std::optional<Diagnosis> guard_hypotheses(const CaseData& d);
 
+// Whether exactly the elements that no thread reaches under C[row*ld + col]
+// (row < m, col < n) still hold the poison.
+bool c_written_with_rows_of(const CaseData& d, std::int64_t ld) {
+  return unwritten_set_is(d, [&](std::int64_t i, std::int64_t j) {
+    const std::int64_t f = i * d.n + j;
+    for (std::int64_t row = f / ld; row >= 0 && f - row * ld < d.n; --row)
+      if (row < d.m) return false;
+    return true;
+  });
+}
+
+// The tile edge T for which row 0 of C holds what a kernel computes when only
+// row 0 of each B tile is ever loaded (the others stay zero): the sum of
+// A[0][t] * B[t][j] over t = 0, T, 2T, ... Zero when no edge fits (a GPU's
+// stale shared memory is not zero, so there the values cannot tell).
+int tile_with_one_loaded_row(const CaseData& d, std::int64_t written) {
+  const double scale = 4 * d.factor * gamma_k(d.k) + 1e-12;
+  for (const int T : kTiles) {
+    std::int64_t tested = 0, matched = 0;
+    const std::int64_t step = std::max<std::int64_t>(1, written / std::int64_t(kSample));
+    for (std::int64_t j = 0; j < written; j += step) {
+      double sum = 0, magnitude = 0;
+      for (std::int64_t t = 0; t < d.k; t += T) {
+        const double prod = double(d.a[t]) * double(d.b[t * d.n + j]);
+        sum += prod;
+        magnitude += std::fabs(prod);
+      }
+      ++tested;
+      matched += std::fabs(double(d.c[j]) - sum) <= scale * magnitude + 1e-30 ? 1 : 0;
+    }
+    if (tested >= std::int64_t(kMinEvidence) && matched >= kMatchShare * tested) return T;
+  }
+  return 0;
+}
+
+// Only a leading run of row 0 was written: every thread computed row 0, so
+// threadIdx.y and blockIdx.y were always 0 (a block of one row of threads on
+// a one-dimensional grid, e.g. dim3 block(16) or a block of 256 x 1).
+std::optional<Diagnosis> first_row_only(const CaseData& d) {
+  const std::int64_t m = d.m, n = d.n;
+  if (m < 2) return std::nullopt;
+  std::int64_t written = 0;
+  while (written < n && !is_poison(d.c[written])) ++written;
+  if (written == 0 || !unwritten_set_is(d, [&](std::int64_t i, std::int64_t j) { return i > 0 || j >= written; }))
+    return std::nullopt;
+  int T = tile_with_one_loaded_row(d, written);
+  // Columns stop at a multiple of the tile edge when the grid is n / T blocks.
+  for (const int t : kTiles)
+    if (T == 0 && written < n && written % t == 0 && written == n / t * t) T = t;
+  const std::string tt = T ? str(T) : "TILE_SIZE", tm1 = T ? str(T - 1) : "TILE_SIZE - 1";
+  std::string text = "only row 0 of C was written (columns 0-" + str(written - 1) + "), rows 1-" + str(m - 1) +
+                     " never: every thread computed row 0, so threadIdx.y and blockIdx.y were always 0 — the block "
+                     "is one row of threads (blockDim.y = 1, e.g. dim3 block(" + tt + ") or " + tt + "*" + tt +
+                     " threads in x) on a one-dimensional grid, so only one row of each tile is loaded and "
+                     "computed";
+  if (T && tile_with_one_loaded_row(d, written) == T)
+    text += " (row 0's values are the sums over every " + tt + "th term only: rows 1-" + tm1 +
+            " of each B tile were never loaded)";
+  text += "; launch dim3 block(" + tt + ", " + tt + ") and dim3 grid((n + " + tm1 + ") / " + tt + ", (m + " + tm1 +
+          ") / " + tt + ")";
+  return Diagnosis{"block.one_row", text};
+}
+
 std::optional<Diagnosis> pattern_hypotheses(const CaseData& d) {
   const std::int64_t m = d.m, n = d.n;
   if (m * n > (std::int64_t(1) << 26)) return std::nullopt;  // a pass per hypothesis: keep it bounded
-  // C stored with rows of length k: exactly the elements no (row < m, col < n)
-  // reaches at row*k + col stay unwritten, whatever B was read with (which
-  // cannot be predicted when it reads past B).
+  // C stored with rows of length ld (k or m): exactly the elements no
+  // (row < m, col < n) reaches at row*ld + col stay unwritten, whatever B was
+  // read with (which cannot be predicted when it reads past B).
   const std::int64_t k = d.k;
-  if (k != n && unwritten_set_is(d, [&](std::int64_t i, std::int64_t j) {
-        const std::int64_t f = i * n + j;
-        for (std::int64_t row = f / k; row >= 0 && f - row * k < n; --row)
-          if (row < m) return false;
-        return true;
-      }))
+  if (k != n && c_written_with_rows_of(d, k))
     return Diagnosis{"ld.c_uses_k", "wrong leading dimension: C is written with rows of length k = " + str(k) + " (C[row*k + col]), but its "
                      "rows have n = " + str(n) + " elements: store to C[row*n + col] (and read B[t*n + col]: B's rows "
                      "are n long too)"};
+  if (m != n && m != k && c_written_with_rows_of(d, m))
+    return Diagnosis{"ld.c_uses_m", "wrong leading dimension: C is written with rows of length m = " + str(m) + " (C[row*m + col]), but its "
+                     "rows have n = " + str(n) + " elements: store to C[row*n + col]"};
+  if (auto one_row = first_row_only(d)) return one_row;
   // The assignment's tile edge first, then a guard against the wrong size
   // (exact, whatever the tile), then other tile edges: for some shapes a
   // swapped grid of 8x8 tiles leaves the same elements as a row guard against n.
@@ -309,10 +382,68 @@ std::optional<Diagnosis> guard_hypotheses(const CaseData& d) {
   return std::nullopt;
 }
 
+// Elements computed as NaN or Inf (written, not the poison) carry no value
+// to test, but where they are says something: a wrong index or a load
+// without a bounds check reads past the end of A or B only for some
+// elements, and on a GPU what lies there (another matrix's poison, stale
+// memory) turns sums non-finite. A candidate explains the output when every
+// sampled non-finite element is one it reads outside for.
+std::optional<Diagnosis> outside_read_hypotheses(const CaseData& d) {
+  const std::int64_t m = d.m, k = d.k, n = d.n, size_a = m * k, size_b = k * n;
+  struct Reader {
+    std::string id, what;  // what: how the kernel reads, for the text
+    std::function<bool(std::int64_t, std::int64_t)> outside;
+  };
+  std::vector<Reader> readers;
+  if (k != n)
+    readers.push_back({"ld.b_uses_k", "a wrong leading dimension: B is read with rows of length k = " + str(k) + " (B[t*k + col]; its rows have n = " +
+                                          str(n) + " elements: read B[t*n + col])",
+                       [=](std::int64_t, std::int64_t j) { return (k - 1) * k + j >= size_b; }});
+  if (m != k)
+    readers.push_back({"ld.a_uses_m", "a wrong leading dimension: A is read with rows of length m = " + str(m) + " (A[row*m + t]; its rows have k = " +
+                                          str(k) + " elements: read A[row*k + t])",
+                       [=](std::int64_t i, std::int64_t) { return i * m + k - 1 >= size_a; }});
+  for (const int T : kTiles) {
+    const std::int64_t K = ceil_to(k, T);
+    if (K == k) continue;
+    readers.push_back({"load.unguarded", "the tiles are loaded without a bounds check on k: the last, partial K tile of " +
+                                             str(T) + " reads columns " + str(k) + "-" + str(K - 1) + " of A and rows " +
+                                             str(k) + "-" + str(K - 1) + " of B, which do not exist (load 0 when the index "
+                                             "is >= k, and do not read at all)",
+                       [=](std::int64_t i, std::int64_t j) { return i * k + K - 1 >= size_a || (K - 1) * n + j >= size_b; }});
+    break;  // the padding reads of one tile edge already decide it; others read past the same ends
+  }
+  if (readers.empty()) return std::nullopt;
+  const std::int64_t total = m * n, step = std::max<std::int64_t>(1, total / 4096);
+  std::vector<Element> nonfinite;
+  for (std::int64_t x = 0; x < total; x += step) {
+    const float v = d.c[x];
+    if (!std::isfinite(v) && !is_poison(v)) nonfinite.push_back({x / n, x % n});
+  }
+  if (nonfinite.size() < kMinEvidence) return std::nullopt;
+  std::vector<const Reader*> fit;
+  for (const Reader& r : readers) {
+    bool all = true;
+    for (const Element& e : nonfinite) all = all && r.outside(e.i, e.j);
+    if (all) fit.push_back(&r);
+  }
+  if (fit.empty()) return std::nullopt;
+  const std::string head = "the NaN or Inf values in C were computed (not left unwritten), and each of them comes from "
+                           "an out-of-bounds read: ";
+  if (fit.size() == 1)
+    return Diagnosis{fit[0]->id, head + fit[0]->what + " reads past the end of " +
+                                     (fit[0]->id == "ld.a_uses_m" ? "A" : "B") +
+                                     " for exactly such elements, and what lies there is not part of the matrix"};
+  std::string either;
+  for (const Reader* r : fit) either += std::string(either.empty() ? "" : "; or ") + r->what;
+  return Diagnosis{"memory.reads_outside", head + "computed as written, every such element reads past the end of A "
+                                              "or B, either because " + either};
+}
+
 constexpr const char* kHypothesisIds[] = {
-    "ld.b_and_c_use_k", "ld.c_uses_k", "ld.b_uses_k", "ld.a_uses_m", "index.b_transposed", "index.a_transposed",
+    "ld.b_and_c_use_k", "ld.c_uses_k", "ld.c_uses_m", "ld.b_uses_k", "ld.a_uses_m", "index.b_transposed", "index.a_transposed",
     "phases.from_n", "phases.from_m", "phases.floor", "phases.short", "padding.nonzero", "grid.swapped_xy", "grid.floor",
-    "block.one_row", "block.one_column", "guard.row_vs_n", "guard.col_vs_m"};
+    "block.one_row", "block.one_column", "guard.row_vs_n", "guard.col_vs_m", "load.unguarded", "memory.reads_outside"};
 
 }  // namespace
 
@@ -328,11 +459,30 @@ std::vector<Diagnosis> matching_hypotheses(const CaseData& d) {
   std::optional<Diagnosis> pattern = pattern_hypotheses(d);
   const std::vector<Element> sample = sample_wrong_finite(d);
   std::optional<Diagnosis> value = value_hypotheses(d, sample);
+  // A hypothesis that reads past A or B can still be tested where what lies
+  // there is known: the CPU backend's red zones hold the bytes 0x4F
+  // (backends/cpu/runtime/lib/device_memory.cpp), unused GPU memory often 0.
+  for (const std::uint32_t bits : {0x4F4F4F4Fu, 0u}) {
+    if (value || sample.empty()) break;
+    CaseData known = d;
+    known.outside_known = true;
+    std::memcpy(&known.outside_value, &bits, sizeof bits);
+    value = value_hypotheses(known, sample);
+    const bool reads_outside = value && (value->id.rfind("ld.", 0) == 0 || value->id.rfind("index.", 0) == 0);
+    if (!reads_outside) {
+      value.reset();
+      continue;
+    }
+    value->text += " (it reads past the end of the matrix: the affected elements hold exactly what lies there, " +
+                   std::string(bits ? "the CPU backend's out-of-bounds filler" : "zeros") + ")";
+  }
   // A leading dimension found from the values is the more precise account of
   // the same bug as one found from the unwritten elements.
   if (pattern && value && pattern->id.rfind("ld.", 0) == 0 && value->id.rfind("ld.", 0) == 0) pattern.reset();
   if (pattern) out.push_back(*pattern);
   if (value) out.push_back(*value);
+  if (out.empty())
+    if (auto outside = outside_read_hypotheses(d)) out.push_back(*outside);
   return out;
 }
 

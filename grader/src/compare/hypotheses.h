@@ -23,6 +23,10 @@ struct CaseData {
   const double* c64 = nullptr;     // m x n, the FP64 oracle
   const double* abs_ab = nullptr;  // m x n, |A||B|
   double factor = 2;               // the case's tolerance factor
+  // What a hypothesis takes a read outside A or B to return; unset: such an
+  // element cannot be predicted. Set by matching_hypotheses itself.
+  bool outside_known = false;
+  float outside_value = 0;
 };
 
 // The hypotheses that reproduce the output, most specific first (usually

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "compare/diagnosis.h"
@@ -24,6 +25,39 @@ void mark_not_run(TestResult& t, const std::string& why, Status status) {
   t.verdict = why;
 }
 
+namespace {
+
+// A fault message of the CPU backend names the block shape ("... of block
+// (0,0) (blocks of 256x1 threads)"). A block of one row of threads for a
+// kernel with square shared tiles is the launch bug behind the overrun: the
+// kernel indexes its tiles with threadIdx.x up to blockDim.x - 1.
+std::optional<Diagnosis> block_shape_diagnosis(const std::string& cause) {
+  unsigned bx = 0, by = 0;
+  const std::size_t at = cause.find("(blocks of ");
+  if (at == std::string::npos || std::sscanf(cause.c_str() + at, "(blocks of %ux%u threads)", &bx, &by) != 2 ||
+      by != 1 || bx < 2)
+    return std::nullopt;
+  // The tile edge, where the overrun array is a square tile.
+  std::string tile = "TILE_SIZE";
+  unsigned long count = 0;
+  const std::size_t alloc = cause.find("(allocation of ");
+  if (cause.find("__shared__") != std::string::npos && alloc != std::string::npos &&
+      std::sscanf(cause.c_str() + alloc, "(allocation of %lu", &count) == 1) {
+    const auto edge = static_cast<unsigned long>(std::lround(std::sqrt(double(count))));
+    if (edge > 1 && edge * edge == count && edge < bx) tile = std::to_string(edge);
+  }
+  const std::string b = std::to_string(bx);
+  return Diagnosis{"block.one_row",
+                   "the kernel ran with blocks of " + b + " x 1 threads (blockDim.y = 1): threadIdx.y is always 0, "
+                   "so only one row of each tile is loaded and computed, and threadIdx.x runs up to " +
+                       std::to_string(bx - 1) + ", past the edge of a " + tile + " x " + tile +
+                       " tile (the access named above) — launch dim3 block(" + tile + ", " + tile +
+                       ") and a two-dimensional grid, dim3 grid((n + " + tile + " - 1) / " + tile + ", (m + " + tile +
+                       " - 1) / " + tile + ")"};
+}
+
+}  // namespace
+
 void record_runner_failure(TestResult& t, const CaseOutcome& o) {
   t.status = Status::Failed;
   t.score = 0;
@@ -34,6 +68,7 @@ void record_runner_failure(TestResult& t, const CaseOutcome& o) {
     case CaseOutcome::Kind::OutOfMemory: t.verdict = o.cause; break;
     default: t.verdict = o.cause; break;
   }
+  if (auto shape = block_shape_diagnosis(o.cause)) t.diagnoses.push_back(*shape);
   if (o.kind == CaseOutcome::Kind::TimedOut)
     t.diagnoses.push_back({"hang.timeout",
                            "the kernel or basicSgemm did not finish in time: either a loop whose bound never becomes "

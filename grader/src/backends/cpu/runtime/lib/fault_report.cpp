@@ -22,7 +22,8 @@ void put_coords(char* out, std::size_t n, uint3 v, bool three_d) {
     std::snprintf(out, n, "(%u,%u)", v.x, v.y);
 }
 
-// Where the fault happened: " by thread (x,y) of block (x,y)" or " in host code".
+// Where the fault happened: " by thread (x,y) of block (x,y) (blocks of XxY
+// threads)" or " in host code".
 void put_who(char* out, std::size_t n) {
   const ThreadContext* t = current_thread;
   if (t == nullptr) {
@@ -30,10 +31,16 @@ void put_who(char* out, std::size_t n) {
     return;
   }
   const bool three_d = t->block_dim.z > 1 || t->grid_dim.z > 1;
-  char thread[48], block[48];
+  char thread[36], block[36], shape[36];
   put_coords(thread, sizeof thread, t->thread_idx, three_d);
   put_coords(block, sizeof block, t->block_idx, three_d);
-  std::snprintf(out, n, " by thread %s of block %s", thread, block);
+  // The block's shape: a thread index past a tile's edge often means the
+  // launch's blockDim is not the one the kernel was written for.
+  if (three_d)
+    std::snprintf(shape, sizeof shape, "%ux%ux%u", t->block_dim.x, t->block_dim.y, t->block_dim.z);
+  else
+    std::snprintf(shape, sizeof shape, "%ux%u", t->block_dim.x, t->block_dim.y);
+  std::snprintf(out, n, " by thread %s of block %s (blocks of %s threads)", thread, block, shape);
 }
 
 const char* access_kind(const void* uctx) {

@@ -28,7 +28,7 @@ const char* last_error_detail();
 
 // The first out-of-bounds access that kernels made just past (or before) a
 // device allocation since the last call, e.g. "out-of-bounds read of B at
-// index 740 (allocation of 740 floats) by thread (0,5) of block (0,0)"; empty
+// index 740 (allocation of 740 floats) by thread (0,5) of block (0,0) (blocks of 16x16 threads)"; empty
 // when there was none. Such accesses do not stop a kernel (reads give garbage,
 // writes are lost), as on a GPU; compute-sanitizer's memcheck would name them.
 std::string take_out_of_bounds_report();
