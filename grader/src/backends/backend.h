@@ -106,8 +106,6 @@ class Backend {
 
   // Empty when performance is measured here, else why not (for the report).
   virtual std::string why_not_timed() const = 0;
-  // What of the student's code runs outside the sandbox on this backend ("" : nothing).
-  virtual std::string sandbox_note() const { return ""; }
   // The judge's own roofline: cuBLAS SGEMM on the same inputs, median ms.
   virtual double roofline_ms(const Case& c, const CaseInputs& in, int samples) = 0;
 

@@ -352,7 +352,7 @@ GradeResult Grader::run() {
   r_.backend = backend_->kind();
   r_.device = backend_->device();
   r_.sandbox = paths_.sandbox.describe();
-  if (paths_.sandbox.available() && !backend_->sandbox_note().empty()) r_.sandbox += "; " + backend_->sandbox_note();
+  if (!work_.note().empty()) log(work_.note());
   r_.tests = plan_tests(suite_, opts_.public_only ? Shown::PublicOnly : Shown::All, backend_->why_not_timed());
   end_phase("setup");
 

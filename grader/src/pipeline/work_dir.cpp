@@ -10,10 +10,32 @@
 namespace fs = std::filesystem;
 
 namespace sg {
+namespace {
+
+// Whether a user other than the owner may walk down to `folder`: the
+// unprivileged runner (and bubblewrap, binding its folders) must reach the
+// work folder; a TMPDIR under /root (0700) would stop every runner from starting.
+bool others_can_reach(const std::string& folder) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(folder, ec);
+  if (ec) return false;
+  for (;;) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0 || !(st.st_mode & S_IXOTH)) return false;
+    if (p == p.root_path() || p.parent_path() == p) return true;
+    p = p.parent_path();
+  }
+}
+
+}  // namespace
 
 WorkDir::WorkDir(const std::string& root, bool keep) : keep_(keep) {
   std::string base = root;
   if (base.empty()) base = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
+  if (::geteuid() == 0 && base != "/tmp" && !others_can_reach(base)) {
+    note_ = "work folder under /tmp: the runner's user cannot reach " + base;
+    base = "/tmp";
+  }
   std::string tmpl = base + "/sgemm-grade-XXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work folder under " + base);
   path_ = tmpl;

@@ -16,9 +16,13 @@ class WorkDir {
 
   const std::string& path() const { return path_; }
   std::string sub(const std::string& s) const { return path_ + "/" + s; }
+  // Set when the folder asked for could not be used (e.g. TMPDIR under /root, which the
+  // unprivileged runner cannot enter), saying where the work went instead.
+  const std::string& note() const { return note_; }
 
  private:
   std::string path_;
+  std::string note_;
   bool keep_;
 };
 

@@ -115,6 +115,7 @@ class GpuBackend final : public Backend {
 
   void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) override;
   ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) override;
+  Sandbox ncu_sandbox(const SanitizerContext& ctx) const;
 
   std::string why_not_timed() const override { return ""; }
 
@@ -306,6 +307,26 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   if (t.status == Status::Failed) t.verdict += std::string(" (") + cost + ")";
 }
 
+// ncu starts the runner (the student's code) and talks to it over a local
+// socket: the sanitize profile (processes allowed), with the runner's folders.
+Sandbox GpuBackend::ncu_sandbox(const SanitizerContext& ctx) const {
+  Sandbox sandbox = runner_sandbox(paths_.sandbox, ctx.runner, ctx.runner_config->scratch_dir);
+  sandbox.profile = SandboxProfile::Sanitize;
+  return sandbox;
+}
+
+// ncu's own "==ERROR==" lines, for the report: why the count is missing.
+static std::string ncu_errors(const std::string& output) {
+  std::string said;
+  std::size_t at = 0;
+  while ((at = output.find("==ERROR==", at)) != std::string::npos && said.size() < 400) {
+    const std::size_t end = output.find('\n', at);
+    said += (said.empty() ? ": " : "; ") + output.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
+    at = end == std::string::npos ? output.size() : end;
+  }
+  return said;
+}
+
 ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContext& ctx) {
   ReuseMeasurement r;
   r.source = ReuseSource::Ncu;
@@ -335,7 +356,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
     run = run_tool(ncu_command(paths_.ncu, ctx.runner, c.m, c.k, c.n, static_cast<unsigned>(ctx.seed % 1000000),
                                selftest_token_),
                    env, scratch, ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, true, kLogCap, false,
-                   Sandbox{});
+                   ncu_sandbox(ctx));
   }
   r.seconds = seconds_since(t0);
   const NcuLoads loads = parse_ncu_loads(run.output);
@@ -351,7 +372,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   }
   const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
   if (!run.exit.exited || (run.exit.code != 0 && run.exit.code != expected_code)) {
-    r.why = "ncu or the program failed (" + run.exit.describe() + "); see the log ncu-" + c.name;
+    r.why = "ncu or the program failed (" + run.exit.describe() + ")" + ncu_errors(run.output);
     return r;
   }
   if (!loads.ok) {
