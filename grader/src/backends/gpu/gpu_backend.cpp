@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <future>
 #include <regex>
@@ -15,6 +16,8 @@
 #include "pipeline/limits.h"
 #include "pipeline/submission.h"
 #include "process/tool_run.h"
+
+namespace fs = std::filesystem;
 
 namespace sg {
 namespace {
@@ -312,6 +315,12 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
 Sandbox GpuBackend::ncu_sandbox(const SanitizerContext& ctx) const {
   Sandbox sandbox = runner_sandbox(paths_.sandbox, ctx.runner, ctx.runner_config->scratch_dir);
   sandbox.profile = SandboxProfile::Sanitize;
+  // The toolkit's `ncu` is a launcher that finds Nsight Compute in its own
+  // folder's parent or under /opt/nvidia (seen on the H100 machine): both read-only.
+  std::error_code ec;
+  for (const std::string& dir : {fs::canonical(paths_.ncu, ec).parent_path().parent_path().string(),
+                                 std::string("/opt/nvidia")})
+    if (!dir.empty() && dir != "/" && fs::is_directory(dir, ec)) sandbox.read_only.push_back(dir);
   return sandbox;
 }
 
