@@ -249,7 +249,7 @@ RunOutcome run_case(const std::string& runner, const Matrices& x, const std::vec
       out.error = "no reply within 120 s";
       kill(pid, SIGKILL);
     } else {
-      out.replied = sg::proto::read_reply(rep[0], reply, x.m, x.n, 0, out.error);
+      out.replied = sg::proto::read_reply(rep[0], reply, x.m, x.n, out.error);
     }
     if (!out.replied) break;
     if (i == 0) out.reply = reply;
