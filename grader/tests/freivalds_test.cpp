@@ -180,4 +180,37 @@ TEST(Freivalds, NaNOrInfAnywhereFails) {
   EXPECT_EQ(r.rows_failed, m);
 }
 
+TEST(SeededDigest, ThreadsDoNotChangeIt) {
+  // More elements than lanes, and a count that is not a multiple of them.
+  std::vector<float> c(3 * seeded::kDigestLanes + 12345);
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i % 977) * 0.25f - 7.0f;
+  const seeded::Digest one = seeded::host_digest(c.data(), c.size(), 1);
+  for (unsigned t : {2u, 3u, 7u, 16u}) {
+    const seeded::Digest many = seeded::host_digest(c.data(), c.size(), t);
+    EXPECT_EQ(many.a, one.a) << t << " threads";
+    EXPECT_EQ(many.b, one.b) << t << " threads";
+  }
+}
+
+TEST(Freivalds, ThreadsDoNotChangeTheVerdict) {
+  const int m = 50, k = 70, n = 30;
+  auto c = fp32_product(m, k, n, 17, 0);
+  c[std::size_t(41) * n + 2] += 100.0f;
+  c[std::size_t(13) * n + 29] = std::numeric_limits<float>::quiet_NaN();
+  sg::FreivaldsInput in;
+  in.m = m;
+  in.k = k;
+  in.n = n;
+  in.seed = 17;
+  in.c = c.data();
+  in.x_seed = 5;
+  const sg::FreivaldsResult one = sg::freivalds_check(in);
+  in.threads = 6;
+  const sg::FreivaldsResult six = sg::freivalds_check(in);
+  EXPECT_EQ(one.rows_failed, 2);
+  EXPECT_EQ(six.rows_failed, 2);
+  EXPECT_EQ(six.first_row, 13);
+  EXPECT_EQ(one.first_row, 13);
+}
+
 }  // namespace

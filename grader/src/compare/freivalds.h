@@ -15,6 +15,7 @@ struct FreivaldsInput {
   const float* c = nullptr;   // m x n, row-major, as the runner returned it
   std::uint64_t x_seed = 0;   // the judge's secret choice of x
   double factor = 2;          // the case's tolerance factor (suite), as in compare/tolerance.h
+  unsigned threads = 1;       // rows shared among this many threads (the result does not depend on it)
 };
 
 struct FreivaldsResult {

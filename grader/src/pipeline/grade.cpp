@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <thread>
 
 #include "backends/registry.h"
 #include "compare/diagnosis.h"
@@ -45,9 +46,11 @@ double round2(double x) { return std::round(x * 100.0) / 100.0; }
 // What is wrong with a timed sample's output ("" when nothing): it must be
 // the output the runner committed to (its digest) and pass Freivalds' test
 // on the sample's inputs.
-std::string check_timed_output(int m, int k, int n, std::uint64_t seed, std::vector<float> c,
-                               proto::ReplyHeader committed, std::uint64_t x_seed, double factor) {
-  const seeded::Digest d = seeded::host_digest(c.data(), c.size());
+// Runs between timed requests (never beside one), on every core.
+std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
+                               const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor) {
+  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
+  const seeded::Digest d = seeded::host_digest(c.data(), c.size(), threads);
   if (d.a != committed.digest_a || d.b != committed.digest_b)
     return "the output sent afterwards was not the one the timed request committed to";
   FreivaldsInput in;
@@ -58,6 +61,7 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, std::vec
   in.c = c.data();
   in.x_seed = x_seed;
   in.factor = factor;
+  in.threads = threads;
   const FreivaldsResult r = freivalds_check(in);
   return r.ok ? "" : r.summary();
 }
@@ -304,26 +308,23 @@ void Grader::time_student(TimedCase& timed) {
     mark_not_run(p, "not measured: the timed launches failed: " + out.cause);
     timed.failed = true;
   };
-  for (int w = 0; w < c.performance.warmups; ++w) {
+  // At least one warm-up: the first sample of a shape allocates the runner's buffers.
+  for (int w = 0; w < std::max(1, c.performance.warmups); ++w) {
     const CaseOutcome out = session_->time_seeded(c.m, c.k, c.n, seed64(), proto::Launch::BasicSgemm, limit);
     if (out.kind != CaseOutcome::Kind::Ok) return fail(out);
   }
-  // Each sample's output is checked on other cores while the next one runs.
-  std::vector<std::future<std::string>> checks;
+  // Each sample's output is checked before the next sample starts, so the
+  // check never competes with a timed request for the CPU.
   for (int s = 0; s < c.performance.samples; ++s) {
     const std::uint64_t seed = seed64();
     const CaseOutcome timed_out = session_->time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit);
     if (timed_out.kind != CaseOutcome::Kind::Ok) return fail(timed_out);
-    CaseOutcome output = session_->seeded_output(c.m, c.k, c.n, limit);
+    const CaseOutcome output = session_->seeded_output(c.m, c.k, c.n, limit);
     if (output.kind != CaseOutcome::Kind::Ok) return fail(output);
     timed.evidence.student_ms.push_back(timed_out.judge_ms);
-    checks.push_back(std::async(std::launch::async, check_timed_output, c.m, c.k, c.n, seed,
-                                std::move(output.reply.c), timed_out.reply.header, seed64(), c.tolerance_factor));
-  }
-  for (auto& f : checks) {
-    const std::string wrong = f.get();
-    if (wrong.empty()) continue;
-    if (timed.evidence.wrong_outputs++ == 0) timed.evidence.first_wrong_output = wrong;
+    const std::string wrong = check_timed_output(c.m, c.k, c.n, seed, output.reply.c, timed_out.reply.header,
+                                                 seed64(), c.tolerance_factor);
+    if (!wrong.empty() && timed.evidence.wrong_outputs++ == 0) timed.evidence.first_wrong_output = wrong;
   }
   p.seconds = seconds_since(t0);
 }

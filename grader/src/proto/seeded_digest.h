@@ -7,7 +7,8 @@
 
 namespace sg::seeded {
 
-// The digest of `count` floats (their raw bits), as the runner computes it on the device.
-Digest host_digest(const float* c, std::uint64_t count);
+// The digest of `count` floats (their raw bits), as the runner computes it on
+// the device; `threads` share the lanes (the result does not depend on it).
+Digest host_digest(const float* c, std::uint64_t count, unsigned threads = 1);
 
 }  // namespace sg::seeded
