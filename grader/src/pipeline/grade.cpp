@@ -279,6 +279,9 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
                                             : "not measured: " + t.verdict);
     return std::nullopt;
   }
+  // The oracle's arrays are done with; the inputs stay for the cuBLAS roofline.
+  prepared.c64 = {};
+  prepared.abs_ab = {};
   TimedCase timed{&c, pi, std::move(prepared), {}, false};
   timed.evidence.m = c.m;
   timed.evidence.k = c.k;
@@ -288,10 +291,11 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
 
 void Grader::time_cases(std::vector<TimedCase>& cases) {
   for (TimedCase& t : cases) time_student(t);
-  // The student's runner ends (and is reaped) before any baseline runs, so
-  // nothing of the submission can share the GPU with them.
+  // The student's runner ends (and is reaped, with everything it started)
+  // before the baseline runner starts: nothing of the submission can share
+  // the GPU with the baselines, or reach the baseline runner, which runs as
+  // the same unprivileged user. Its CUDA start-up is the price, inside the hold.
   session_->stop();
-  kill_all_descendants();
   time_baselines(cases);
   for (TimedCase& t : cases) score_timing(t);
 }

@@ -19,14 +19,15 @@ RunnerSession::RunnerSession(RunnerConfig cfg) : cfg_(std::move(cfg)), next_nonc
 
 RunnerSession::~RunnerSession() { stop(); }
 
-void RunnerSession::stop() {
+void RunnerSession::stop(const std::vector<pid_t>& spared) {
   drop_spare();
   if (child_) {
     proto::RunCaseRequest quit;
     quit.type = proto::RequestType::Quit;
     proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
-    child_->wait(2.0);  // kills the whole group if it lingers
+    child_->wait(2.0, false);  // kills the whole group if it lingers
     child_.reset();
+    kill_all_descendants(spared);  // and whatever escaped it
   }
 }
 

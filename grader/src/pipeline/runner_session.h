@@ -55,8 +55,11 @@ class RunnerSession {
   CaseOutcome seeded_output(int m, int k, int n, double timeout_s);
   // How many runners have served so far: changes whenever a fresh one takes over.
   int generation() const { return started_; }
-  // Ends the current runner (if any) and every process it started.
-  void stop();
+  // Ends the current runner (if any) and every process it started, sparing
+  // the `spared` pids and their descendants (another session's runner).
+  void stop(const std::vector<pid_t>& spared = {});
+  // The current runner's pid, 0 when none runs.
+  pid_t pid() const { return child_ ? child_->pid() : 0; }
   // Output captured from every runner started so far, capped and sanitised.
   std::string captured_output(std::size_t cap) const;
 
