@@ -11,7 +11,7 @@ struct GraderPaths {
   std::string source_root;        // the kit's root (testcases/, reference/)
   std::string nvcc;               // empty when absent
   std::string compute_sanitizer;  // empty when absent
-  std::string runner_objects;     // folder with runner_main.o, ref_tiled.o, ref_naive.o, protocol.o
+  std::string runner_objects;     // folder with runner_main.o, protocol.o (linked with a submission) and baseline_runner
   std::string cpu_include;        // the CUDA-on-CPU layer's headers
   std::string cpu_library;        // libcudacpu.a
   std::string cpu_runner_object;  // cpu_runner.o
