@@ -180,6 +180,32 @@ TEST(Freivalds, NaNOrInfAnywhereFails) {
   EXPECT_EQ(r.rows_failed, m);
 }
 
+// The digest as the header defines it, lane by lane (the device's shape),
+// against the host's front-to-back walk.
+seeded::Digest digest_by_lanes(const std::vector<float>& c) {
+  std::vector<std::uint32_t> words(c.size());
+  if (!c.empty()) std::memcpy(words.data(), c.data(), c.size() * sizeof(float));
+  std::vector<std::uint64_t> la(seeded::kDigestLanes), lb(seeded::kDigestLanes);
+  for (std::uint32_t l = 0; l < seeded::kDigestLanes; ++l) seeded::digest_lane(words.data(), words.size(), l, la[l], lb[l]);
+  std::vector<std::uint64_t> fa(seeded::kDigestFolds), fb(seeded::kDigestFolds);
+  for (std::uint32_t p = 0; p < seeded::kDigestFolds; ++p)
+    seeded::digest_fold(la.data(), lb.data(), p * seeded::kDigestFold, seeded::kDigestFold, 1, fa[p], fb[p]);
+  std::vector<std::uint64_t> ga(seeded::kDigestFolds2), gb(seeded::kDigestFolds2);
+  for (std::uint32_t p = 0; p < seeded::kDigestFolds2; ++p)
+    seeded::digest_fold(fa.data(), fb.data(), p * seeded::kDigestFold2, seeded::kDigestFold2, 2, ga[p], gb[p]);
+  return seeded::digest_finish(ga.data(), gb.data());
+}
+
+TEST(SeededDigest, HostWalkEqualsTheLaneDefinition) {
+  for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{70000}, std::size_t{4 * 65536 + 3}}) {
+    std::vector<float> c(count);
+    for (std::size_t i = 0; i < count; ++i) c[i] = static_cast<float>((i * 2654435761u) % 1000) - 500.0f;
+    const seeded::Digest lanes = digest_by_lanes(c), host = seeded::host_digest(c.data(), c.size(), 3);
+    EXPECT_EQ(host.a, lanes.a) << count;
+    EXPECT_EQ(host.b, lanes.b) << count;
+  }
+}
+
 TEST(SeededDigest, ThreadsDoNotChangeIt) {
   // More elements than lanes, and a count that is not a multiple of them.
   std::vector<float> c(3 * seeded::kDigestLanes + 12345);

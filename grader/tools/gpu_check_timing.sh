@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Checks the trusted timing on a GPU machine (H100, CUDA 13), from the kit's root:
 #   bash grader/tools/gpu_check_timing.sh
-# Builds everything, runs the timing/protocol/Freivalds/link unit tests, grades the reference,
-# the naive kernel and the two timing cheats (hostile/replays_first_output,
-# hostile/patches_baseline_table) once each, then grade_bench (10 gradings of the reference).
+# Builds everything, runs the timing/protocol/Freivalds/link unit tests, grades the naive kernel
+# and the two timing cheats (hostile/replays_first_output, hostile/patches_baseline_table) once
+# each, then grade_bench (10 gradings of the reference: scores, wall times, speedup spread).
 # Logs under "$OUT/timing/" (OUT defaults to ./gpu-logs). Prints a table last.
-# Success: unit tests "N passed, 0 failed"; reference 100 with both performance tests passed and
-# speedups within 0.9-1.1; replays_first_output 86 with "the timed launch's output was wrong";
-# patches_baseline_table and naive in [81, 95] with the same performance verdicts as each other;
-# grade_bench speedup spread under 1% and every score 100.
+# Success: unit tests "N passed, 0 failed"; replays_first_output 86 with both performance tests
+# failed, verdict "no performance points: the timed launch's output was wrong"; naive and
+# patches_baseline_table in [81, 95] with similar speedups (timed as the naive kernel they are);
+# grade_bench: scores [100.0], speedup medians within 0.9-1.1, spread under 1%, and the
+# request overhead it prints (ms) small beside the reference's time.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
@@ -43,12 +44,11 @@ PY
 }
 {
   echo "== unit: $unit"
-  grade_one reference reference/kernel.cu
   grade_one naive reference/naive.cu
   grade_one replays_first_output grader/samples/hostile/replays_first_output/kernel.cu
   grade_one patches_baseline_table grader/samples/hostile/patches_baseline_table/kernel.cu
 } >"$log/summary.txt" 2>&1
-OUT="$log" timeout -k 10 150 bash grader/bench/grade_bench.sh reference/kernel.cu 10 >"$log/grade_bench.txt" 2>&1
+OUT="$log" timeout -k 10 170 bash grader/bench/grade_bench.sh reference/kernel.cu 10 >"$log/grade_bench.txt" 2>&1
 echo "==== gpu_check_timing ($(( $(date +%s) - start )) s; logs in $log)"
 cat "$log/summary.txt"
 echo "== grade_bench (10 gradings of the reference)"

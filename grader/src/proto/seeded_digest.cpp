@@ -32,10 +32,13 @@ Digest host_digest(const float* c, std::uint64_t count, unsigned threads) {
                       static_cast<std::uint32_t>(std::uint64_t{kDigestLanes} * (i + 1) / t));
   lanes(0, static_cast<std::uint32_t>(kDigestLanes / t));
   for (auto& th : pool) th.join();
-  std::vector<std::uint64_t> fold_a(kDigestLanes / kDigestFold), fold_b(kDigestLanes / kDigestFold);
-  for (std::uint32_t p = 0; p < kDigestLanes / kDigestFold; ++p)
-    digest_fold(lane_a.data(), lane_b.data(), p * kDigestFold, fold_a[p], fold_b[p]);
-  return digest_finish(fold_a.data(), fold_b.data());
+  std::vector<std::uint64_t> fold_a(kDigestFolds), fold_b(kDigestFolds);
+  for (std::uint32_t p = 0; p < kDigestFolds; ++p)
+    digest_fold(lane_a.data(), lane_b.data(), p * kDigestFold, kDigestFold, 1, fold_a[p], fold_b[p]);
+  std::vector<std::uint64_t> fold2_a(kDigestFolds2), fold2_b(kDigestFolds2);
+  for (std::uint32_t p = 0; p < kDigestFolds2; ++p)
+    digest_fold(fold_a.data(), fold_b.data(), p * kDigestFold2, kDigestFold2, 2, fold2_a[p], fold2_b[p]);
+  return digest_finish(fold2_a.data(), fold2_b.data());
 }
 
 }  // namespace sg::seeded

@@ -23,9 +23,14 @@ constexpr std::uint64_t kStreamA = 0xA1;
 constexpr std::uint64_t kStreamB = 0xB2;
 
 // The digest runs kDigestLanes independent chains (lane L reads elements
-// L, L + kDigestLanes, ...), folded kDigestFold lanes at a time, then in order.
+// L, L + kDigestLanes, ...), folds them kDigestFold at a time (1024 chains),
+// those kDigestFold2 at a time (32 chains), and chains the 32 in order: short
+// sequential steps for the device (the runner's kernels mirror this shape).
 constexpr std::uint32_t kDigestLanes = 65536;
-constexpr std::uint32_t kDigestFold = 64;  // kDigestLanes / kDigestFold = 1024 partial chains
+constexpr std::uint32_t kDigestFold = 64;
+constexpr std::uint32_t kDigestFolds = kDigestLanes / kDigestFold;  // 1024
+constexpr std::uint32_t kDigestFold2 = 32;
+constexpr std::uint32_t kDigestFolds2 = kDigestFolds / kDigestFold2;  // 32
 
 SG_HOST_DEVICE inline std::uint64_t splitmix64(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
@@ -67,20 +72,21 @@ SG_HOST_DEVICE inline void digest_lane(const std::uint32_t* c, std::uint64_t cou
   for (std::uint64_t i = lane; i < count; i += kDigestLanes) digest_step(a, b, c[i], i);
 }
 
-// Folds lanes [first, first + kDigestFold) of the lane chains into one pair.
-SG_HOST_DEVICE inline void digest_fold(const std::uint64_t* lane_a, const std::uint64_t* lane_b, std::uint32_t first,
-                                       std::uint64_t& a, std::uint64_t& b) {
-  a = splitmix64(first + 0x51ull);
+// Folds pairs [first, first + count) into one pair; `level` keeps the
+// levels apart.
+SG_HOST_DEVICE inline void digest_fold(const std::uint64_t* in_a, const std::uint64_t* in_b, std::uint32_t first,
+                                       std::uint32_t count, std::uint32_t level, std::uint64_t& a, std::uint64_t& b) {
+  a = splitmix64(first + (std::uint64_t{level} << 40) + 0x51ull);
   b = splitmix64(a);
-  for (std::uint32_t l = first; l < first + kDigestFold; ++l) digest_step(a, b, lane_a[l], lane_b[l]);
+  for (std::uint32_t l = first; l < first + count; ++l) digest_step(a, b, in_a[l], in_b[l]);
 }
 
-// The last step: the folded pairs in order.
+// The last step: the kDigestFolds2 pairs of the second level, in order.
 SG_HOST_DEVICE inline Digest digest_finish(const std::uint64_t* fold_a, const std::uint64_t* fold_b) {
   Digest d;
   d.a = 0x243F6A8885A308D3ull;
   d.b = 0x13198A2E03707344ull;
-  for (std::uint32_t p = 0; p < kDigestLanes / kDigestFold; ++p) digest_step(d.a, d.b, fold_a[p], fold_b[p]);
+  for (std::uint32_t p = 0; p < kDigestFolds2; ++p) digest_step(d.a, d.b, fold_a[p], fold_b[p]);
   return d;
 }
 
