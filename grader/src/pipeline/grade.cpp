@@ -13,12 +13,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <random>
-#include <thread>
 
 #include "backends/registry.h"
 #include "compare/diagnosis.h"
-#include "compare/freivalds.h"
 #include "compare/tolerance.h"
 #include "model/plan.h"
 #include "pipeline/case_report.h"
@@ -26,10 +23,10 @@
 #include "pipeline/inputs.h"
 #include "pipeline/runner_session.h"
 #include "pipeline/submission.h"
+#include "pipeline/timed_samples.h"
 #include "pipeline/timing.h"
 #include "pipeline/work_dir.h"
 #include "process/process.h"
-#include "proto/seeded_digest.h"
 
 namespace fs = std::filesystem;
 
@@ -42,29 +39,6 @@ constexpr std::size_t kLogCap = 64 << 10;
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 double round2(double x) { return std::round(x * 100.0) / 100.0; }
-
-// What is wrong with a timed sample's output ("" when nothing): it must be
-// the output the runner committed to (its digest) and pass Freivalds' test
-// on the sample's inputs.
-// Runs between timed requests (never beside one), on every core.
-std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
-                               const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor) {
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
-  const seeded::Digest d = seeded::host_digest(c.data(), c.size(), threads);
-  if (d.a != committed.digest_a || d.b != committed.digest_b)
-    return "the output sent afterwards was not the one the timed request committed to";
-  FreivaldsInput in;
-  in.m = m;
-  in.k = k;
-  in.n = n;
-  in.seed = seed;
-  in.c = c.data();
-  in.x_seed = x_seed;
-  in.factor = factor;
-  in.threads = threads;
-  const FreivaldsResult r = freivalds_check(in);
-  return r.ok ? "" : r.summary();
-}
 
 struct PreparedCase {
   CaseInputs in;
@@ -305,75 +279,25 @@ void Grader::time_student(TimedCase& timed) {
   TestResult& p = r_.tests[timed.pi];
   const auto t0 = Clock::now();
   log("timing " + c.name);
-  const double limit = backend_->case_time_limit(c);
-  std::random_device fresh;
-  auto seed64 = [&fresh] { return (std::uint64_t{fresh()} << 32) ^ fresh(); };
-  auto fail = [&](const CaseOutcome& out) {
-    mark_not_run(p, "not measured: the timed launches failed: " + out.cause);
+  const std::string failed = time_student_samples(*session_, c, backend_->case_time_limit(c), timed.evidence);
+  if (!failed.empty()) {
+    mark_not_run(p, "not measured: the timed launches failed: " + failed);
     timed.failed = true;
-  };
-  // At least one warm-up: the first sample of a shape allocates the runner's buffers.
-  for (int w = 0; w < std::max(1, c.performance.warmups); ++w) {
-    const CaseOutcome out = session_->time_seeded(c.m, c.k, c.n, seed64(), proto::Launch::BasicSgemm, limit);
-    if (out.kind != CaseOutcome::Kind::Ok) return fail(out);
-  }
-  // Each sample's output is checked before the next sample starts, so the
-  // check never competes with a timed request for the CPU.
-  for (int s = 0; s < c.performance.samples; ++s) {
-    const std::uint64_t seed = seed64();
-    const CaseOutcome timed_out = session_->time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit);
-    if (timed_out.kind != CaseOutcome::Kind::Ok) return fail(timed_out);
-    const CaseOutcome output = session_->seeded_output(c.m, c.k, c.n, limit);
-    if (output.kind != CaseOutcome::Kind::Ok) return fail(output);
-    timed.evidence.student_ms.push_back(timed_out.judge_ms);
-    const std::string wrong = check_timed_output(c.m, c.k, c.n, seed, output.reply.c, timed_out.reply.header,
-                                                 seed64(), c.tolerance_factor);
-    if (!wrong.empty() && timed.evidence.wrong_outputs++ == 0) timed.evidence.first_wrong_output = wrong;
   }
   p.seconds = seconds_since(t0);
 }
 
 void Grader::time_baselines(std::vector<TimedCase>& cases) {
-  bool any = false;
-  for (const TimedCase& t : cases) any = any || !t.failed;
-  if (!any) return;
+  if (std::all_of(cases.begin(), cases.end(), [](const TimedCase& t) { return t.failed; })) return;
   RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_);
   cfg.log_name = "baseline";
   RunnerSession baseline(cfg);
-  std::random_device fresh;
-  auto seed64 = [&fresh] { return (std::uint64_t{fresh()} << 32) ^ fresh(); };
-  // Launch::None is the request overhead; the naive kernel is only a
-  // landmark in the report and the slowest: a few samples of it are enough.
-  constexpr proto::Launch kinds[3] = {proto::Launch::None, proto::Launch::BasicSgemm, proto::Launch::Naive};
-  constexpr int kNaiveSamples = 3;
   for (TimedCase& t : cases) {
     if (t.failed) continue;
-    const Case& c = *t.c;
-    log("timing the baselines of " + c.name);
-    const double limit = backend_->case_time_limit(c);
-    std::vector<double>* series[3] = {&t.evidence.overhead_ms, &t.evidence.reference_ms, &t.evidence.naive_ms};
-    std::string failure;
-    auto sample = [&](proto::Launch launch, std::vector<double>* into) {
-      const CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seed64(), launch, limit);
-      if (out.kind != CaseOutcome::Kind::Ok) {
-        failure = out.cause;
-        return false;
-      }
-      if (into) into->push_back(out.judge_ms);
-      return true;
-    };
-    bool ok = true;
-    for (int w = 0; ok && w < std::max(1, c.performance.warmups); ++w)
-      for (int j = 0; ok && j < 3; ++j) ok = (j == 2 && w > 0) || sample(kinds[j], nullptr);
-    // Interleaved, the order rotating, so that no kind always follows another.
-    for (int s = 0; ok && s < c.performance.samples; ++s)
-      for (int j = 0; ok && j < 3; ++j) {
-        const int which = (s + j) % 3;
-        if (which == 2 && s >= kNaiveSamples) continue;
-        ok = sample(kinds[which], series[which]);
-      }
-    if (!ok) {
-      mark_not_run(r_.tests[t.pi], "not measured: the grader's baseline runner failed: " + failure);
+    log("timing the baselines of " + t.c->name);
+    const std::string failed = time_baseline_samples(baseline, *t.c, backend_->case_time_limit(*t.c), t.evidence);
+    if (!failed.empty()) {
+      mark_not_run(r_.tests[t.pi], "not measured: the grader's baseline runner failed: " + failed);
       t.failed = true;
     }
   }
