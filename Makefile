@@ -56,8 +56,12 @@ CPU_RT_SRCS := $(wildcard $(CPU_RT)/lib/*.cpp)
 CPU_RT_OBJS := $(CPU_RT_SRCS:%.cpp=$(BUILD)/obj/%.o)
 CPU_RT_FLAGS := -std=c++17 -O2 $(WARN) -Igrader/src -I$(CPU_RT)/include -MMD -MP
 
-RUNNER_OBJS := $(BUILD)/runner/runner_main.o $(BUILD)/runner/runner_selftest.o $(BUILD)/runner/ref_tiled.o \
-               $(BUILD)/runner/ref_naive.o $(BUILD)/runner/protocol.o
+# The student's runner holds no reference code (it times nothing the judge
+# trusts); the baseline runner is the same program built from the reference
+# kernels alone, never linked with student code.
+RUNNER_OBJS := $(BUILD)/runner/runner_main.o $(BUILD)/runner/runner_selftest.o $(BUILD)/runner/protocol.o
+BASELINE_RUNNER := $(BUILD)/runner/baseline_runner
+GPU_RUNNER := $(RUNNER_OBJS) $(BASELINE_RUNNER)
 CPU_OBJS := $(BUILD)/cpu/libcudacpu.a $(BUILD)/cpu/cpu_runner.o
 
 SUBMISSION ?= student/
@@ -74,7 +78,7 @@ HANDOUT_FILES := $(shell cat grader/handout/files.txt)
 
 .PHONY: all deps test grade handout ci clean student
 
-all: deps $(BUILD)/grade $(RUNNER_OBJS) $(CPU_OBJS) $(BUILD)/grader_tests student
+all: deps $(BUILD)/grade $(GPU_RUNNER) $(CPU_OBJS) $(BUILD)/grader_tests student
 
 # Installs yaml-cpp, nlohmann-json and GoogleTest when missing (as root), or
 # prints the exact command to run.
@@ -96,16 +100,25 @@ $(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
 	$(CXX) -o $@ $^ -lgtest $(LDLIBS)
 
 # Runner pieces, linked with each submission's object at grading time.
-$(BUILD)/runner/runner_main.o: grader/src/backends/gpu/runner_main.cu grader/src/proto/protocol.h grader/src/backends/gpu/device_pool.h \
-                             grader/src/backends/gpu/sm_partition.h grader/src/backends/gpu/runner_selftest.h
+RUNNER_DEPS := grader/src/backends/gpu/runner_main.cu grader/src/proto/protocol.h grader/src/proto/seeded_inputs.h \
+               grader/src/backends/gpu/device_pool.h grader/src/backends/gpu/sm_partition.h \
+               grader/src/backends/gpu/runner_selftest.h
+$(BUILD)/runner/runner_main.o: $(RUNNER_DEPS)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
 $(BUILD)/runner/runner_selftest.o: grader/src/backends/gpu/runner_selftest.cu grader/src/backends/gpu/runner_selftest.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
-$(BUILD)/runner/ref_tiled.o: reference/kernel.cu
+# The baseline runner: the runner with the tiled reference as its basicSgemm and the naive kernel.
+$(BUILD)/runner/baseline_main.o: $(RUNNER_DEPS)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) -Dmysgemm=ref_tiled_kernel -DbasicSgemm=ref_tiled_sgemm -c $< -o $@
+	$(NVCC) $(NVCCFLAGS) -DSG_BASELINE_RUNNER -c $< -o $@
+$(BUILD)/runner/ref_basic.o: reference/kernel.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+$(BASELINE_RUNNER): $(BUILD)/runner/baseline_main.o $(BUILD)/runner/runner_selftest.o $(BUILD)/runner/ref_basic.o \
+                    $(BUILD)/runner/ref_naive.o $(BUILD)/runner/protocol.o
+	$(NVCC) $(NVCCFLAGS) -o $@ $^ -cudart static
 $(BUILD)/runner/ref_naive.o: reference/naive.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Dmysgemm=ref_naive_kernel -DbasicSgemm=ref_naive_sgemm -c $< -o $@
@@ -134,7 +147,7 @@ test: all
 	@bash grader/tools/install-deps.sh --test-extras
 	@grader/tools/run-tests.sh $(BUILD)/grader_tests
 
-grade: $(BUILD)/grade $(RUNNER_OBJS) $(CPU_OBJS)
+grade: $(BUILD)/grade $(GPU_RUNNER) $(CPU_OBJS)
 	$(BUILD)/grade --out $(OUT) --backend $(BACKEND) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
 
 handout:
@@ -179,7 +192,7 @@ gradescope:
 	bash grader/gradescope/make_zip.sh dist/gradescope-autograder.zip
 
 # The GPU backend's runner pieces are needed only where a GPU will be used.
-ci: $(BUILD)/grade $(CPU_OBJS) $(if $(NO_CUDA),,$(if $(GPU_CC),$(RUNNER_OBJS)))
+ci: $(BUILD)/grade $(CPU_OBJS) $(if $(NO_CUDA),,$(if $(GPU_CC),$(GPU_RUNNER)))
 	bash grader/ci/course_ci.sh
 
 .PHONY: grade-cpu-only gradescope sg-flavour-check

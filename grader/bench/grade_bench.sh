@@ -15,7 +15,7 @@ done
 python3 - "$out" "$n" "$sub" <<'PY'
 import json, statistics as st, sys
 out, n, sub = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-walls, compiles, scores, speed = [], [], [], {}
+walls, compiles, scores, speed, overhead = [], [], [], {}, {}
 for i in range(1, n + 1):
     r = json.load(open(f"{out}/{i}/results.json"))
     walls.append(float(open(f"{out}/{i}.wall").read()))
@@ -25,10 +25,15 @@ for i in range(1, n + 1):
         tm = t.get("timing")
         if tm and tm.get("speedup"):
             speed.setdefault(t["name"], []).append(tm["speedup"])
+        if tm and tm.get("overhead_ms"):
+            overhead.setdefault(t["name"], []).append(tm["overhead_ms"])
 print(f"{sub}: {n} gradings, default suite")
+print("  wall per grading   " + " ".join(f"{w:.2f}" for w in walls) + " s")
 print(f"  wall per grading   median {st.median(walls):.2f} s  (min {min(walls):.2f}, max {max(walls):.2f})")
 print(f"  compile and link   median {st.median(compiles):.2f} s; run {st.median(walls) - st.median(compiles):.2f} s")
 print(f"  scores             {sorted(set(scores))}")
 for name, v in speed.items():
     print(f"  {name:34s} speedup median {st.median(v):.4f} min {min(v):.4f} max {max(v):.4f} spread {100*(max(v)/min(v)-1):.2f}%")
+for name, v in overhead.items():
+    print(f"  {name:34s} request overhead subtracted: median {st.median(v):.4f} ms (min {min(v):.4f}, max {max(v):.4f})")
 PY

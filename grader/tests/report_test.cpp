@@ -78,6 +78,7 @@ sg::Timing timing(bool implausible) {
   t.reference_gflops = 715.8;
   t.cublas_gflops = 4295.0;
   t.samples = 15;
+  t.overhead_ms = 0.041;
   t.implausible = implausible;
   if (implausible) t.implausible_reason = "faster than cuBLAS allows";
   return t;
@@ -704,6 +705,7 @@ TEST(ReportMarkdown, PerformanceSection) {
   for (const char* cell : {"| 2 |", "| 3.1% |", "| 15 |", "| 3 |", "| 1.5x |", "| 6x |", "| 25% |", "| yes |"})
     EXPECT_TRUE(contains(row, cell)) << cell << " missing in " << row;
   EXPECT_TRUE(contains(md, "faster than cuBLAS allows"));
+  EXPECT_TRUE(contains(md, "Timed by the grader's clock: request overhead 0.041 ms subtracted")) << md;
 
   const std::string cpu = sg::report_markdown(sample("cpu"));
   EXPECT_TRUE(contains(cpu, "not measured on the CPU backend"));

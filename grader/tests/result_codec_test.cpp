@@ -83,8 +83,10 @@ sg::GradeResult full_result() {
   t.student_gflops = 812.5;
   t.reference_gflops = 1015.625;
   t.cublas_gflops = 4062.5;
+  t.overhead_ms = 0.0415;
   t.implausible = true;
   t.implausible_reason = "faster than cuBLAS";
+  t.timed_output_wrong = true;
   t.samples = 15;
   perf.timing = t;
   perf.seconds = 4.5;
@@ -192,6 +194,8 @@ TEST(ResultCodec, EveryFieldSurvivesARoundTrip) {
       EXPECT_EQ(y.student_gflops, x.student_gflops);
       EXPECT_EQ(y.reference_gflops, x.reference_gflops);
       EXPECT_EQ(y.cublas_gflops, x.cublas_gflops);
+      EXPECT_EQ(y.overhead_ms, x.overhead_ms);
+      EXPECT_EQ(y.timed_output_wrong, x.timed_output_wrong);
       EXPECT_EQ(y.implausible, x.implausible);
       EXPECT_EQ(y.implausible_reason, x.implausible_reason);
       EXPECT_EQ(y.samples, x.samples);

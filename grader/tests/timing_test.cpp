@@ -1,32 +1,49 @@
-// The timing rules: speedup, partial credit, and every implausibility flag.
+// The timing rules over the judge's own figures: overhead subtracted,
+// speedup, partial credit, and every reason to award nothing.
 #include <gtest/gtest.h>
 
 #include "pipeline/timing.h"
 
 namespace {
 
-sg::TimingEvidence honest(double student, double reference) {
+// Raw request times as the judge's clock sees them: kernel + overhead.
+sg::TimingEvidence honest(double student, double reference, double overhead = 0.05) {
   sg::TimingEvidence e;
   e.m = e.n = e.k = 2048;
   for (int i = 0; i < 9; ++i) {
-    e.student_ms.push_back(student * (1 + 0.01 * (i % 3)));
-    e.reference_ms.push_back(reference);
-    e.naive_ms.push_back(reference * 2);
-    e.wall_ms.push_back(student * 1.05 + 0.02);
-    e.timed_mismatch.push_back(0);
+    e.student_ms.push_back(student * (1 + 0.01 * (i % 3)) + overhead);
+    e.reference_ms.push_back(reference + overhead);
+    e.overhead_ms.push_back(overhead * (1 + 0.1 * ((i % 3) - 1)));  // median: overhead
   }
+  for (int i = 0; i < 3; ++i) e.naive_ms.push_back(reference * 2 + overhead);
   e.cublas_ms = reference / 3;
-  e.judge_wall_ms = 9 * (student + 3 * reference) + 50;
   return e;
 }
 
-TEST(Timing, MedianAndSpeedup) {
-  sg::Timing t = sg::evaluate_timing(honest(4.0, 4.0));
+TEST(Timing, OverheadIsSubtractedFromBothSides) {
+  sg::Timing t = sg::evaluate_timing(honest(4.0, 4.0, 0.05));
   EXPECT_FALSE(t.implausible) << t.implausible_reason;
+  EXPECT_NEAR(t.overhead_ms, 0.05, 1e-12);
   EXPECT_NEAR(t.student_ms, 4.04, 1e-9);
+  EXPECT_NEAR(t.reference_ms, 4.0, 1e-9);
+  EXPECT_NEAR(t.naive_ms, 8.0, 1e-9);
   EXPECT_NEAR(t.speedup, 4.0 / 4.04, 1e-9);
   EXPECT_NEAR(t.student_spread, 0.08 / 4.04, 1e-9);
   EXPECT_NEAR(t.student_gflops, 2.0 * 2048 * 2048 * 2048 / (4.04e6), 1e-3);
+  EXPECT_FALSE(t.timed_output_wrong);
+}
+
+TEST(Timing, SameKernelBothSidesGivesSpeedupOne) {
+  // The reference graded against itself: the same raw times on both sides.
+  sg::TimingEvidence e = honest(3.2, 3.2, 0.12);
+  e.student_ms.assign(e.reference_ms.begin(), e.reference_ms.end());
+  const sg::Timing t = sg::evaluate_timing(e);
+  EXPECT_DOUBLE_EQ(t.speedup, 1.0);
+  sg::Performance p;
+  p.points = 7;
+  p.zero_at = 0.75;
+  p.full_at = 0.95;
+  EXPECT_EQ(sg::performance_points(p, t), 7.0);
 }
 
 TEST(Timing, LinearPartialCredit) {
@@ -45,12 +62,20 @@ TEST(Timing, LinearPartialCredit) {
   EXPECT_EQ(sg::performance_points(p, t), 0.0);
 }
 
-TEST(Timing, SkippedWorkInTimedLaunchesIsFlagged) {
-  sg::TimingEvidence e = honest(4.0, 4.0);
-  e.timed_mismatch[3] = 100;
-  sg::Timing t = sg::evaluate_timing(e);
+TEST(Timing, AWrongTimedOutputEarnsNothing) {
+  sg::TimingEvidence e = honest(2.0, 4.0);  // twice as fast as the reference...
+  e.wrong_outputs = 14;                     // ...because it computed something else
+  e.first_wrong_output = "3 of the rows failed Freivalds' check";
+  const sg::Timing t = sg::evaluate_timing(e);
+  EXPECT_TRUE(t.timed_output_wrong);
   EXPECT_TRUE(t.implausible);
-  EXPECT_NE(t.implausible_reason.find("differed from the checked launch"), std::string::npos);
+  EXPECT_NE(t.implausible_reason.find("the timed launch's output was wrong"), std::string::npos);
+  EXPECT_NE(t.implausible_reason.find("14 of 9 samples"), std::string::npos) << t.implausible_reason;
+  sg::Performance p;
+  p.points = 7;
+  p.zero_at = 0.75;
+  p.full_at = 0.95;
+  EXPECT_EQ(sg::performance_points(p, t), 0.0);
 }
 
 TEST(Timing, FasterThanCublasIsFlagged) {
@@ -60,22 +85,26 @@ TEST(Timing, FasterThanCublasIsFlagged) {
   EXPECT_NE(t.implausible_reason.find("cuBLAS"), std::string::npos);
 }
 
-TEST(Timing, WorkOutsideTheTimedRegionIsFlagged) {
-  sg::TimingEvidence e = honest(4.0, 4.0);
-  e.cublas_ms = 0.001;  // isolate the host-clock rule
-  for (double& s : e.student_ms) s = 0.01;
-  for (double& w : e.wall_ms) w = 4.0;
-  sg::Timing t = sg::evaluate_timing(e);
+TEST(Timing, NoLongerThanAnEmptyRequestIsFlagged) {
+  // A runner whose requests take no longer than the overhead did no work
+  // the judge could see (its raw times are below the empty request's).
+  sg::TimingEvidence e = honest(4.0, 4.0, 0.2);
+  for (double& s : e.student_ms) s = 0.15;
+  e.cublas_ms = 0;
+  const sg::Timing t = sg::evaluate_timing(e);
   EXPECT_TRUE(t.implausible);
-  EXPECT_NE(t.implausible_reason.find("host clock"), std::string::npos);
+  EXPECT_NE(t.implausible_reason.find("launches nothing"), std::string::npos) << t.implausible_reason;
 }
 
-TEST(Timing, TimingsTheJudgeClockContradictsAreFlagged) {
+TEST(Timing, MissingBaselinesAreNoTiming) {
   sg::TimingEvidence e = honest(4.0, 4.0);
-  e.judge_wall_ms = 10;  // the judge saw 10 ms, the runner claims ~140 ms
-  sg::Timing t = sg::evaluate_timing(e);
+  e.overhead_ms.clear();
+  EXPECT_TRUE(sg::evaluate_timing(e).implausible);
+  e = honest(4.0, 4.0);
+  e.reference_ms.clear();
+  const sg::Timing t = sg::evaluate_timing(e);
   EXPECT_TRUE(t.implausible);
-  EXPECT_NE(t.implausible_reason.find("judge's clock"), std::string::npos);
+  EXPECT_EQ(t.speedup, 0.0);
 }
 
 }  // namespace

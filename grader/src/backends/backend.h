@@ -36,6 +36,10 @@ struct BuildOutput {
   std::string why;        // when !ok: the reason every test's verdict gives
   std::string log;        // compiler and linker output (capped)
   std::string runner;     // the linked runner binary
+  // The grader's own runner of the baselines (reference and naive kernels,
+  // no student code), started like `runner` for the timed cases; "" where
+  // the backend does not time.
+  std::string baseline_runner;
   std::optional<StructureReport> structure;  // how mysgemm uses shared memory and barriers
   bool symbols_checked = false;  // the symbol policy read an nvcc object of the submission
   std::vector<std::string> helpers;  // the student's global names the build made local (a style note)

@@ -79,7 +79,8 @@ struct Comparison {
   std::vector<std::string> tile_map; // coarse map of wrong output tiles, one string per row ('#' wrong, '.' right)
 };
 
-// Raw and derived timings of a performance case (milliseconds).
+// Raw and derived timings of a performance case (milliseconds), all from the
+// judge's clock around synchronous requests, less the request overhead.
 struct Timing {
   double student_ms = 0, student_spread = 0;  // median; (max-min)/median of the samples
   double reference_ms = 0, naive_ms = 0, cublas_ms = 0;
@@ -87,8 +88,15 @@ struct Timing {
   double student_gflops = 0;
   double reference_gflops = 0;
   double cublas_gflops = 0;
+  // Median time of a request that launches nothing (flush L2, make the
+  // inputs, poison C, synchronise, digest, reply), measured on the baseline
+  // runner and subtracted from every sample of both sides.
+  double overhead_ms = 0;
   bool implausible = false;  // flagged: earns no performance points
   std::string implausible_reason;
+  // A timed sample's output failed its check (digest or Freivalds'): the
+  // kernel computed something else when timed. Implies implausible.
+  bool timed_output_wrong = false;
   int samples = 0;
 };
 

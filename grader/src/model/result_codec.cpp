@@ -142,8 +142,10 @@ Json encode_timing(const Timing& t) {
           {"student_gflops", real(t.student_gflops)},
           {"reference_gflops", real(t.reference_gflops)},
           {"cublas_gflops", real(t.cublas_gflops)},
+          {"overhead_ms", real(t.overhead_ms)},
           {"implausible", t.implausible},
           {"implausible_reason", t.implausible_reason},
+          {"timed_output_wrong", t.timed_output_wrong},
           {"samples", t.samples}};
 }
 
@@ -158,8 +160,11 @@ Timing decode_timing(const Reader& j) {
   t.student_gflops = j.real("student_gflops");
   t.reference_gflops = j.real("reference_gflops");
   t.cublas_gflops = j.real("cublas_gflops");
+  // Optional: results written before the grader timed with its own clock lack them.
+  if (j.has("overhead_ms")) t.overhead_ms = j.real("overhead_ms");
   t.implausible = j.flag("implausible");
   t.implausible_reason = j.text("implausible_reason");
+  if (j.has("timed_output_wrong")) t.timed_output_wrong = j.flag("timed_output_wrong");
   t.samples = j.small("samples");
   return t;
 }

@@ -23,6 +23,7 @@
 #include "pipeline/inputs.h"
 #include "pipeline/runner_session.h"
 #include "pipeline/submission.h"
+#include "pipeline/timed_samples.h"
 #include "pipeline/timing.h"
 #include "pipeline/work_dir.h"
 #include "process/process.h"
@@ -65,25 +66,27 @@ class Grader {
   bool wanted(Visibility v) const { return !opts_.public_only || v == Visibility::Public; }
   void fail_all(GradeState state, const std::string& why);
   void run_checks(CheckStage stage);
-  // A performance case that was checked and now waits for its timing; the
-  // runner keeps it on the device under keep_slot.
+  // A performance case that was checked and now waits for its timing.
   struct TimedCase {
     const Case* c;
     std::size_t pi;  // its performance test
-    int keep_slot;
-    PreparedCase prepared;
-    int generation;  // the runner that keeps it
+    PreparedCase prepared;  // its inputs, for the cuBLAS roofline
+    TimingEvidence evidence;
+    bool failed = false;  // a timed request failed; the performance test says why
   };
-  CheckedRun checked_run(const Case& c, const PreparedCase& prepared, int keep_slot);
+  CheckedRun checked_run(const Case& c, const PreparedCase& prepared);
   // Runs and records the correctness test r_.tests[ci]; true when correct.
-  bool check_case(const Case& c, std::size_t ci, const PreparedCase& prepared, int keep_slot);
+  bool check_case(const Case& c, std::size_t ci, const PreparedCase& prepared);
   void correctness_case(const Case& c, std::size_t ci);
-  // The untimed half of a performance case: its correctness test, and the
-  // case kept in the runner when it is right.
-  std::optional<TimedCase> check_performance_case(const Case& c, std::size_t ci, int keep_slot,
-                                                  PreparedCase prepared);
-  // The timed half, run while this grading holds the device to itself.
-  void time_case(TimedCase& timed);
+  // The untimed half of a performance case: its correctness test.
+  std::optional<TimedCase> check_performance_case(const Case& c, std::size_t ci, PreparedCase prepared);
+  // The timed half, while this grading holds the device to itself: the
+  // student's samples in the student's runner, which then ends, and the
+  // baselines and the overhead in the grader's baseline runner.
+  void time_cases(std::vector<TimedCase>& cases);
+  void time_student(TimedCase& timed);
+  void time_baselines(std::vector<TimedCase>& cases);
+  void score_timing(TimedCase& timed);
   // A case's inputs and FP64 oracle result. The second thread passes
   // own_hold: it takes a hold of its own whatever the main thread holds.
   PreparedCase prepare(const Case& c, bool own_hold = false);
@@ -169,13 +172,13 @@ PreparedCase Grader::prepare(const Case& c, bool own_hold) {
   return p;
 }
 
-CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared, int keep_slot) {
+CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   CheckedRun run;
   const CaseInputs& in = prepared.in;
   const double timeout = backend_->case_time_limit(c);
   {
     const auto hold = untimed_hold();
-    run.out = session_->run(c.m, c.k, c.n, in.a, in.b, timeout, keep_slot);
+    run.out = session_->run(c.m, c.k, c.n, in.a, in.b, timeout);
   }
   if (run.out.kind != CaseOutcome::Kind::Ok) return run;
   CompareInput ci_in;
@@ -199,11 +202,11 @@ CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared, int 
   return run;
 }
 
-bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepared, int keep_slot) {
+bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepared) {
   TestResult& t = r_.tests[ci];
   const auto t0 = Clock::now();
   log("case " + c.name + " (" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + ")");
-  CheckedRun run = checked_run(c, prepared, keep_slot);
+  CheckedRun run = checked_run(c, prepared);
   t.seconds = seconds_since(t0);
   if (run.out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, run.out);
@@ -234,10 +237,10 @@ void Grader::correctness_case(const Case& c, std::size_t ci) {
     mark_not_run(r_.tests[ci], why, Status::Skipped);
     return;
   }
-  check_case(c, ci, prepare(c), 0);
+  check_case(c, ci, prepare(c));
 }
 
-std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, std::size_t ci, int keep_slot,
+std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, std::size_t ci,
                                                                 PreparedCase prepared) {
   const std::size_t pi = ci + 1;
   if (!backend_->why_not_timed().empty()) return std::nullopt;  // set aside by plan_tests
@@ -246,51 +249,69 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
     return std::nullopt;
   }
   if (prepared.in.a.empty()) prepared = prepare(c);  // not made ahead
-  TimedCase timed{&c, pi, keep_slot, std::move(prepared), 0};
-  if (!check_case(c, ci, timed.prepared, keep_slot)) {
+  if (!check_case(c, ci, prepared)) {
     const TestResult& t = r_.tests[ci];
     mark_not_run(r_.tests[pi], t.comparison ? "no performance points: the case's result is wrong"
                                             : "not measured: " + t.verdict);
     return std::nullopt;
   }
-  timed.generation = session_->generation();
+  // The oracle's arrays are done with; the inputs stay for the cuBLAS roofline.
+  prepared.c64 = {};
+  prepared.abs_ab = {};
+  TimedCase timed{&c, pi, std::move(prepared), {}, false};
+  timed.evidence.m = c.m;
+  timed.evidence.k = c.k;
+  timed.evidence.n = c.n;
   return timed;
 }
 
-void Grader::time_case(TimedCase& timed) {
+void Grader::time_cases(std::vector<TimedCase>& cases) {
+  for (TimedCase& t : cases) time_student(t);
+  // The student's runner ends (and is reaped, with everything it started)
+  // before the baseline runner starts: nothing of the submission can share
+  // the GPU with the baselines, or reach the baseline runner, which runs as
+  // the same unprivileged user. Its CUDA start-up is the price, inside the hold.
+  session_->stop();
+  time_baselines(cases);
+  for (TimedCase& t : cases) score_timing(t);
+}
+
+void Grader::time_student(TimedCase& timed) {
   const Case& c = *timed.c;
   TestResult& p = r_.tests[timed.pi];
   const auto t0 = Clock::now();
   log("timing " + c.name);
-  if (session_->generation() != timed.generation) {
-    // A later case restarted the runner, which lost this one: check it again
-    // (its result must still be right) so that there is something to time.
-    CheckedRun again = checked_run(c, timed.prepared, timed.keep_slot);
-    if (again.out.kind != CaseOutcome::Kind::Ok || again.cmp->wrong > 0) {
-      mark_not_run(p, "not measured: the case failed when it was run again before timing (" +
-                          (again.out.kind != CaseOutcome::Kind::Ok ? again.out.cause : std::string("wrong result")) +
-                          ")");
-      return;
+  const std::string failed = time_student_samples(*session_, c, backend_->case_time_limit(c), timed.evidence);
+  if (!failed.empty()) {
+    mark_not_run(p, "not measured: the timed launches failed: " + failed);
+    timed.failed = true;
+  }
+  p.seconds = seconds_since(t0);
+}
+
+void Grader::time_baselines(std::vector<TimedCase>& cases) {
+  if (std::all_of(cases.begin(), cases.end(), [](const TimedCase& t) { return t.failed; })) return;
+  RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_);
+  cfg.log_name = "baseline";
+  RunnerSession baseline(cfg);
+  for (TimedCase& t : cases) {
+    if (t.failed) continue;
+    log("timing the baselines of " + t.c->name);
+    const std::string failed = time_baseline_samples(baseline, *t.c, backend_->case_time_limit(*t.c), t.evidence);
+    if (!failed.empty()) {
+      mark_not_run(r_.tests[t.pi], "not measured: the grader's baseline runner failed: " + failed);
+      t.failed = true;
     }
   }
+  baseline.stop();
+}
+
+void Grader::score_timing(TimedCase& timed) {
+  if (timed.failed) return;
+  const Case& c = *timed.c;
+  TestResult& p = r_.tests[timed.pi];
   const int samples = c.performance.samples;
-  CaseOutcome out = session_->time_kept(timed.keep_slot, c.m, c.k, c.n, samples, c.performance.warmups,
-                                        backend_->case_time_limit(c));
-  if (out.kind != CaseOutcome::Kind::Ok) {
-    mark_not_run(p, "not measured: the timed launches failed: " + out.cause);
-    p.seconds = seconds_since(t0);
-    return;
-  }
-  TimingEvidence e;
-  e.m = c.m;
-  e.k = c.k;
-  e.n = c.n;
-  e.student_ms = out.reply.student_ms;
-  e.reference_ms = out.reply.reference_ms;
-  e.naive_ms = out.reply.naive_ms;
-  e.wall_ms = out.reply.wall_ms;
-  e.timed_mismatch = out.reply.timed_mismatch;
-  e.judge_wall_ms = out.judge_wall_ms;
+  TimingEvidence& e = timed.evidence;
   e.cublas_ms = backend_->roofline_ms(c, timed.prepared.in, std::max(5, samples / 2));
   Timing tm = evaluate_timing(e);
   p.score = round2(performance_points(c.performance, tm));
@@ -302,10 +323,16 @@ void Grader::time_case(TimedCase& timed) {
                 tm.student_gflops, tm.cublas_gflops > 0 ? 100.0 * tm.student_gflops / tm.cublas_gflops : 0.0);
   p.verdict = buf;
   std::snprintf(buf, sizeof buf,
-                "median of %d samples; student %.3f ms (spread %.1f%%), reference %.3f ms, naive %.3f ms, cuBLAS %.3f ms\n",
-                tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms);
+                "median of %d samples; student %.3f ms (spread %.1f%%), reference %.3f ms, naive %.3f ms, cuBLAS %.3f ms\n"
+                "timed by the grader's clock: request overhead %.3f ms subtracted; every timed output checked "
+                "(digest and Freivalds' test)\n",
+                tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms,
+                tm.overhead_ms);
   p.detail = buf;
-  if (tm.implausible) {
+  if (tm.timed_output_wrong) {
+    p.verdict = "no performance points: " + tm.implausible_reason;
+    p.status = Status::Failed;
+  } else if (tm.implausible) {
     p.verdict = "implausible timing, no performance points: " + tm.implausible_reason;
     p.status = Status::Failed;
   } else {
@@ -313,7 +340,6 @@ void Grader::time_case(TimedCase& timed) {
     if (!r_.leaderboard_gflops || tm.student_gflops > *r_.leaderboard_gflops) r_.leaderboard_gflops = tm.student_gflops;
   }
   p.timing = tm;
-  p.seconds = seconds_since(t0);
 }
 
 void Grader::diagnose_across_cases() {
@@ -415,34 +441,27 @@ GradeResult Grader::run() {
     if (wanted(c.visibility) && !c.has_performance) correctness_case(c, index_of(c.name));
   run_checks(CheckStage::AfterCases);  // the sanitizer's points need a correct case
   end_phase("correctness");
-  // Performance cases: each is checked (untimed) and kept in the runner; then
-  // all of them are timed in one exclusive hold, which covers the timed
-  // launches only. (The runner keeps at most kMaxKeptSlots cases at once.)
+  // Performance cases: each is checked (untimed); then all of them are timed
+  // in one exclusive hold, which covers the timed requests only.
   std::vector<TimedCase> to_time;
-  auto time_kept_cases = [&](bool last) {
-    if (last) end_phase("prepare");
-    if (!to_time.empty()) {
-      if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (timed cases)");
-      timing_phase_ = true;
-      timing_hold_ = backend_->exclusive_hold();
-    }
-    if (last) end_phase("gpu_wait");
-    for (TimedCase& t : to_time) time_case(t);
-    timing_hold_.reset();  // the timings are done: let the next grading's timing start
-    timing_phase_ = false;
-    to_time.clear();
-  };
   std::map<std::string, PreparedCase> made = timed_inputs.valid() ? timed_inputs.get() : decltype(made){};
   for (const Case& c : suite_.cases) {
     if (!wanted(c.visibility) || !c.has_performance) continue;
-    if (to_time.size() == static_cast<std::size_t>(proto::kMaxKeptSlots)) time_kept_cases(false);
-    const int slot = static_cast<int>(to_time.size()) + 1;
     auto it = made.find(c.name);
     PreparedCase prepared = it != made.end() ? std::move(it->second) : PreparedCase{};
-    if (auto timed = check_performance_case(c, index_of(c.name), slot, std::move(prepared)))
+    if (auto timed = check_performance_case(c, index_of(c.name), std::move(prepared)))
       to_time.push_back(std::move(*timed));
   }
-  time_kept_cases(true);
+  end_phase("prepare");
+  if (!to_time.empty()) {
+    if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (timed cases)");
+    timing_phase_ = true;
+    timing_hold_ = backend_->exclusive_hold();
+  }
+  end_phase("gpu_wait");
+  if (!to_time.empty()) time_cases(to_time);
+  timing_hold_.reset();  // the timings are done: let the next grading's timing start
+  timing_phase_ = false;
   if (shared_holds_ > 0) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "shared GPU: %d untimed holds waited %.2f s in all", shared_holds_, shared_wait_s_);

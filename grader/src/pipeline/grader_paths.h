@@ -12,7 +12,7 @@ struct GraderPaths {
   std::string nvcc;               // empty when absent
   std::string compute_sanitizer;  // empty when absent
   std::string ncu;                // Nsight Compute's CLI (the structure check's load counts); empty when absent
-  std::string runner_objects;     // folder with runner_main.o, ref_tiled.o, ref_naive.o, protocol.o
+  std::string runner_objects;     // folder with runner_main.o, runner_selftest.o, protocol.o (linked with a submission) and baseline_runner
   std::string cpu_include;        // the CUDA-on-CPU layer's headers
   std::string cpu_library;        // libcudacpu.a
   std::string cpu_runner_object;  // cpu_runner.o

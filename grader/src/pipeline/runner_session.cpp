@@ -19,14 +19,15 @@ RunnerSession::RunnerSession(RunnerConfig cfg) : cfg_(std::move(cfg)), next_nonc
 
 RunnerSession::~RunnerSession() { stop(); }
 
-void RunnerSession::stop() {
+void RunnerSession::stop(const std::vector<pid_t>& spared) {
   drop_spare();
   if (child_) {
     proto::RunCaseRequest quit;
     quit.type = proto::RequestType::Quit;
     proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
-    child_->wait(2.0);  // kills the whole group if it lingers
+    child_->wait(2.0, false);  // kills the whole group if it lingers
     child_.reset();
+    kill_all_descendants(spared);  // and whatever escaped it
   }
 }
 
@@ -43,7 +44,7 @@ std::optional<Child> RunnerSession::spawn_runner(std::string& log_file, std::str
     opts.argv.insert(opts.argv.end(), {"--partition-sms", std::to_string(cfg_.partition_sms_after_failure)});
   opts.env = cfg_.env;
   opts.workdir = cfg_.scratch_dir;
-  opts.output_file = cfg_.log_dir + "/runner-" + std::to_string(spawned_ + 1) + ".txt";
+  opts.output_file = cfg_.log_dir + "/" + cfg_.log_name + "-" + std::to_string(spawned_ + 1) + ".txt";
   opts.drop_privileges = cfg_.drop_privileges;
   opts.protocol_pipes = true;
   opts.limits = cfg_.limits;
@@ -98,26 +99,34 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
 }
 
 CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b,
-                               double timeout_s, int keep_slot) {
+                               double timeout_s) {
   proto::RunCaseRequest q;
   q.type = proto::RequestType::RunCase;
   q.m = m;
   q.k = k;
   q.n = n;
-  q.keep_slot = keep_slot;
   return exchange(q, {&a, &b}, true, timeout_s);
 }
 
-CaseOutcome RunnerSession::time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s) {
+CaseOutcome RunnerSession::time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch,
+                                       double timeout_s) {
   proto::RunCaseRequest q;
-  q.type = proto::RequestType::TimeKept;
+  q.type = proto::RequestType::TimeSeeded;
   q.m = m;
   q.k = k;
   q.n = n;
-  q.samples = samples;
-  q.warmups = warmups;
-  q.keep_slot = keep_slot;
+  q.launch = launch;
+  q.seed = seed;
   return exchange(q, {}, false, timeout_s);
+}
+
+CaseOutcome RunnerSession::seeded_output(int m, int k, int n, double timeout_s) {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::SeededOutput;
+  q.m = m;
+  q.k = k;
+  q.n = n;
+  return exchange(q, {}, true, timeout_s);
 }
 
 CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
@@ -141,13 +150,14 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
                        : fail_and_reset(CaseOutcome::Kind::Crashed, "the runner died before reading the case");
   };
   const int wfd = child_->request_fd();
+  const auto sent = Clock::now();
   if (!proto::write_all(wfd, &q, sizeof(q), left())) return write_failed();
   for (const std::vector<float>* part : payload)
     if (!proto::write_all(wfd, part->data(), sizeof(float) * part->size(), left())) return write_failed();
 
   CaseOutcome out;
   proto::Reply& r = out.reply;
-  if (!proto::read_reply(child_->reply_fd(), r, q.m, q.n, q.samples, std::max(left(), 0.0), error, expect_c)) {
+  if (!proto::read_reply(child_->reply_fd(), r, q.m, q.n, std::max(left(), 0.0), error, expect_c)) {
     if (error.find("timed out") != std::string::npos)
       return fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text);
     if (error.find("end of") != std::string::npos || error.find("EOF") != std::string::npos ||
@@ -155,9 +165,9 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
       return fail_and_reset(CaseOutcome::Kind::Crashed, "the runner died while running the case");
     return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner sent a malformed reply (" + error + ")");
   }
+  out.judge_ms = 1000.0 * seconds_since(sent);
   if (r.header.nonce != q.nonce)
     return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner sent a reply to another request");
-  out.judge_wall_ms = 1000.0 * seconds_since(t0);
   switch (r.header.status) {
     case proto::ReplyStatus::Ok:
       out.kind = CaseOutcome::Kind::Ok;

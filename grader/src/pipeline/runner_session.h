@@ -2,6 +2,7 @@
 // process/process.h), sends cases, reads replies with deadlines, and starts a
 // fresh runner after a crash, a timeout or a sticky CUDA error.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,7 +17,8 @@ struct RunnerConfig {
   std::vector<std::string> argv;  // the runner (e.g. {"/tmp/x/runner"})
   std::vector<std::string> env;   // complete, scrubbed environment
   std::string scratch_dir;        // the runner's cwd (writable by it, nothing else is)
-  std::string log_dir;            // captured output files go here: runner-N.txt
+  std::string log_dir;            // captured output files go here: <log_name>-N.txt
+  std::string log_name = "runner";
   bool drop_privileges = true;
   bool pid_namespace = true;  // see SpawnOptions; off for CUDA runners (the driver fails inside one)
   // GPU runners: a runner that replaces one that failed (crashed, timed out,
@@ -32,7 +34,9 @@ struct CaseOutcome {
   Kind kind = Kind::Ok;
   std::string cause;        // for people: what happened, when not Ok
   proto::Reply reply;       // valid when Ok
-  double judge_wall_ms = 0; // the judge's clock around the whole exchange
+  // The judge's steady clock from writing the request to reading the whole
+  // reply (not the runner's start-up): a timed sample's time.
+  double judge_ms = 0;
 };
 
 class RunnerSession {
@@ -42,17 +46,20 @@ class RunnerSession {
   RunnerSession(const RunnerSession&) = delete;
   RunnerSession& operator=(const RunnerSession&) = delete;
 
-  // One checked launch (proto RunCase); with keep_slot > 0 the runner keeps
-  // the case on the device for time_kept.
-  CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
-                  int keep_slot = 0);
-  // Timed launches of the case kept under keep_slot (proto TimeKept). A
-  // runner started since that case was kept has lost it: check generation().
-  CaseOutcome time_kept(int keep_slot, int m, int k, int n, int samples, int warmups, double timeout_s);
+  // One checked launch (proto RunCase).
+  CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s);
+  // One timed sample on the inputs of `seed` (proto TimeSeeded): judge_ms is
+  // its time, reply.header.digest_a/b the runner's commitment to C.
+  CaseOutcome time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch, double timeout_s);
+  // C of the last timed sample (proto SeededOutput), untimed.
+  CaseOutcome seeded_output(int m, int k, int n, double timeout_s);
   // How many runners have served so far: changes whenever a fresh one takes over.
   int generation() const { return started_; }
-  // Ends the current runner (if any) and every process it started.
-  void stop();
+  // Ends the current runner (if any) and every process it started, sparing
+  // the `spared` pids and their descendants (another session's runner).
+  void stop(const std::vector<pid_t>& spared = {});
+  // The current runner's pid, 0 when none runs.
+  pid_t pid() const { return child_ ? child_->pid() : 0; }
   // Output captured from every runner started so far, capped and sanitised.
   std::string captured_output(std::size_t cap) const;
 

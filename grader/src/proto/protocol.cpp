@@ -24,7 +24,7 @@ namespace {
 
 // Both ends are built from this header on one machine, so the header goes
 // over the wire as its raw bytes; pin the layout so a change is noticed.
-static_assert(sizeof(ReplyHeader) == 48 && std::is_trivially_copyable_v<ReplyHeader>,
+static_assert(sizeof(ReplyHeader) == 56 && std::is_trivially_copyable_v<ReplyHeader>,
               "ReplyHeader layout is part of the wire format");
 static_assert(sizeof(RunCaseRequest) == 40 && std::is_trivially_copyable_v<RunCaseRequest>,
               "RunCaseRequest layout is part of the wire format");
@@ -216,19 +216,12 @@ void make_printable(std::string& s) {
   }
 }
 
-template <typename T>
-bool read_series(int fd, std::vector<T>& out, std::int32_t count, const Deadline& deadline, const char* what,
-                 std::string& error) {
-  out.assign(static_cast<std::size_t>(count), T{});
-  return read_part(fd, out.data(), out.size() * sizeof(T), deadline, what, error);
-}
-
-bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n, std::int32_t max_samples,
-                      const Deadline& deadline, std::string& error, bool expect_c) {
+bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n, const Deadline& deadline,
+                      std::string& error, bool expect_c) {
   error.clear();
   r = Reply{};
-  if (expect_m < 0 || expect_n < 0 || max_samples < 0) {
-    error = "read_reply: negative expected size or sample count";
+  if (expect_m < 0 || expect_n < 0) {
+    error = "read_reply: negative expected size";
     return false;
   }
   NonBlockingFor non_blocking(fd, deadline.bounded());
@@ -259,15 +252,6 @@ bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expe
             std::to_string(expect_m) + " x " + std::to_string(expect_n);
     return false;
   }
-  if (h.samples < 0 || h.samples > max_samples) {
-    error = "reply has " + std::to_string(h.samples) + " samples, expected 0 to " + std::to_string(max_samples);
-    return false;
-  }
-  if (h.naive_samples < 0 || h.naive_samples > h.samples) {
-    error = "reply has " + std::to_string(h.naive_samples) + " naive samples, expected 0 to " +
-            std::to_string(h.samples);
-    return false;
-  }
   if (h.message_len > kMaxMessageLen) {
     error = "reply message of " + std::to_string(h.message_len) + " bytes exceeds the limit of " +
             std::to_string(kMaxMessageLen);
@@ -282,11 +266,7 @@ bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expe
     r.c.assign(static_cast<std::size_t>(h.m) * static_cast<std::size_t>(h.n), 0.0f);
     if (!read_part(fd, r.c.data(), r.c.size() * sizeof(float), deadline, "C", error)) return false;
   }
-  return read_series(fd, r.student_ms, h.samples, deadline, "student times", error) &&
-         read_series(fd, r.reference_ms, h.samples, deadline, "reference times", error) &&
-         read_series(fd, r.naive_ms, h.naive_samples, deadline, "naive times", error) &&
-         read_series(fd, r.wall_ms, h.samples, deadline, "wall-clock times", error) &&
-         read_series(fd, r.timed_mismatch, h.samples, deadline, "timed-launch mismatch counts", error);
+  return true;
 }
 
 }  // namespace
@@ -311,42 +291,30 @@ bool read_all(int fd, void* data, std::size_t bytes, double timeout_s) {
   return read_exact(fd, data, bytes, Deadline::after(timeout_s), got) == Io::Ok;
 }
 
-// The header's magic, samples, naive_samples and message_len are taken from
-// the reply's contents (samples = the length of the time series, which must
-// all agree except the naive one, which may be shorter;
-// a message beyond 64 KiB is cut). C is sent only for status Ok, and then
-// must hold exactly m * n values.
+// The header's magic and message_len are taken from the reply's contents (a
+// message beyond 64 KiB is cut). C is sent only for status Ok, and then must
+// hold exactly m * n values.
 bool write_reply(int fd, const Reply& r) {
   ReplyHeader h = r.header;
   if (h.m < 0 || h.n < 0) return false;
-  const std::size_t samples = r.student_ms.size();
-  if (r.reference_ms.size() != samples || r.naive_ms.size() > samples || r.wall_ms.size() != samples ||
-      r.timed_mismatch.size() != samples || samples > static_cast<std::size_t>(INT32_MAX))
-    return false;
   const bool with_c = h.status == ReplyStatus::Ok && !r.c.empty();
   if (with_c && r.c.size() != static_cast<std::size_t>(h.m) * static_cast<std::size_t>(h.n)) return false;
   const std::size_t message_len = std::min<std::size_t>(r.message.size(), kMaxMessageLen);
   h.magic = kMagic;
-  h.samples = static_cast<std::int32_t>(samples);
-  h.naive_samples = static_cast<std::int32_t>(r.naive_ms.size());
   h.message_len = static_cast<std::uint32_t>(message_len);
 
   const auto put = [fd](const void* data, std::size_t bytes) { return write_all(fd, data, bytes); };
   return put(&h, sizeof h) && put(r.message.data(), message_len) &&
-         (!with_c || put(r.c.data(), r.c.size() * sizeof(float))) &&
-         put(r.student_ms.data(), samples * sizeof(double)) && put(r.reference_ms.data(), samples * sizeof(double)) &&
-         put(r.naive_ms.data(), r.naive_ms.size() * sizeof(double)) && put(r.wall_ms.data(), samples * sizeof(double)) &&
-         put(r.timed_mismatch.data(), samples * sizeof(std::int64_t));
+         (!with_c || put(r.c.data(), r.c.size() * sizeof(float)));
 }
 
-bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n, std::int32_t max_samples,
-                std::string& error) {
-  return read_reply_until(fd, r, expect_m, expect_n, max_samples, Deadline::none(), error, true);
+bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n, std::string& error) {
+  return read_reply_until(fd, r, expect_m, expect_n, Deadline::none(), error, true);
 }
 
-bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n, std::int32_t max_samples,
-                double timeout_s, std::string& error, bool expect_c) {
-  return read_reply_until(fd, r, expect_m, expect_n, max_samples, Deadline::after(timeout_s), error, expect_c);
+bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n, double timeout_s,
+                std::string& error, bool expect_c) {
+  return read_reply_until(fd, r, expect_m, expect_n, Deadline::after(timeout_s), error, expect_c);
 }
 
 }  // namespace sg::proto

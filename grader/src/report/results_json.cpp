@@ -60,6 +60,8 @@ Json timing_json(const Timing& t) {
           {"student_gflops", number_or_word(t.student_gflops)},
           {"reference_gflops", number_or_word(t.reference_gflops)},
           {"cublas_gflops", number_or_word(t.cublas_gflops)},
+          {"overhead_ms", number_or_word(t.overhead_ms)},
+          {"timed_output_wrong", t.timed_output_wrong},
           {"implausible", t.implausible},
           {"implausible_reason", report::clean_line(t.implausible_reason)},
           {"samples", t.samples}};

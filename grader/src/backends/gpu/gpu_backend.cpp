@@ -215,8 +215,10 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   out.structure = check_structure(cr.ptx);
   const std::string runner = work.sub("build/runner");
   const std::string& o = paths_.runner_objects;
-  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/runner_selftest.o", o + "/ref_tiled.o", o + "/ref_naive.o",
-                           o + "/protocol.o", cr.object, "-cudart", "static"},
+  // No reference code in the student's runner: the baselines are timed by
+  // the baseline runner (Makefile), which never loads student code.
+  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/runner_selftest.o", o + "/protocol.o",
+                           cr.object, "-cudart", "static"},
                           scrubbed_environment(work.sub("build")), work.sub("build"), work.sub("logs/link.txt"),
                           kLinkTimeout, false, kLogCap);
   out.seconds = seconds_since(t0);
@@ -230,6 +232,20 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
     return out;
   }
   ::chmod(runner.c_str(), 0755);
+  // A private copy of the baseline runner beside it, where the unprivileged
+  // user the runners run as can reach it.
+  const std::string baseline = work.sub("build/baseline_runner");
+  std::error_code copy_error;
+  std::filesystem::copy_file(o + "/baseline_runner", baseline, std::filesystem::copy_options::overwrite_existing,
+                             copy_error);
+  if (copy_error) {
+    out.log += "\nthe grader's baseline runner is missing (" + o + "/baseline_runner: " + copy_error.message() +
+               "); run `make` first\n";
+    out.why = "internal error: the grader's baseline runner is missing";
+    return out;
+  }
+  ::chmod(baseline.c_str(), 0755);
+  out.baseline_runner = baseline;
   out.ok = true;
   out.state = GradeState::Graded;
   out.runner = runner;

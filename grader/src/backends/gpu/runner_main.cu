@@ -1,6 +1,12 @@
 // The untrusted runner: linked with one student's object, it runs the cases
 // the judge sends over fd 3 and sends raw data back over fd 4 (proto/protocol.h).
-// It decides nothing: no comparison with an oracle, no score, no report.
+// It decides nothing and times nothing: no comparison with an oracle, no
+// score, no report, and the judge's own clock times its timed samples.
+//
+// The same source, built with -DSG_BASELINE_RUNNER and linked with the
+// reference kernels only (never with student code), is the grader's baseline
+// runner: its basicSgemm is reference/kernel.cu, and it can also launch the
+// naive kernel (proto Launch::Naive).
 //
 // With --partition-sms N (the judge passes it to runners that replace a
 // crashed one) the checked launches run on a partition of N SMs and the
@@ -24,12 +30,14 @@
 #include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sm_partition.h"
 #include "proto/protocol.h"
+#include "proto/seeded_inputs.h"
 
-// The submission's entry point and the reference baselines linked beside it
-// (reference/kernel.cu and reference/naive.cu compiled with renaming -D flags).
+// The submission's entry point (in the baseline runner: the reference's).
 void basicSgemm(int m, int n, int k, const float* A, const float* B, float* C);
-void ref_tiled_sgemm(int m, int n, int k, const float* A, const float* B, float* C);
+#ifdef SG_BASELINE_RUNNER
+// reference/naive.cu compiled with renaming -D flags (Makefile).
 void ref_naive_sgemm(int m, int n, int k, const float* A, const float* B, float* C);
+#endif
 
 namespace {
 
@@ -55,164 +63,201 @@ bool check(cudaError_t err, const char* call, CudaFailure& f) {
 }
 #define RUNNER_CHECK(call) check((call), #call, fail)
 
-// Counts elements of `now` that differ bitwise from `first`: a timed launch
-// must reproduce the checked output exactly (caching or skipped work shows up here).
-__global__ void count_mismatch(const std::uint32_t* first, const std::uint32_t* now, std::size_t count,
-                               unsigned long long* mismatches) {
-  unsigned long long local = 0;
-  for (std::size_t i = blockIdx.x * (std::size_t)blockDim.x + threadIdx.x; i < count;
-       i += (std::size_t)gridDim.x * blockDim.x)
-    local += (first[i] != now[i]);
-  if (local) atomicAdd(mismatches, local);
-}
-
 // Device buffers for one case, freed on every path.
 struct DeviceBuffers {
-  float *a = nullptr, *b = nullptr, *c = nullptr, *first = nullptr;
-  unsigned long long* mismatches = nullptr;
+  float *a = nullptr, *b = nullptr, *c = nullptr;
   bool pooled = true;  // from sg::gpu::device_alloc; the selftest's are plain cudaMalloc (the sanitizer's case)
   ~DeviceBuffers() {
-    for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c), static_cast<void*>(first),
-                    static_cast<void*>(mismatches)})
+    for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c)})
       pooled ? sg::gpu::device_free(p) : cudaFree(p);
   }
 };
 
-// State kept for the life of the runner.
-struct Timer {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  void* flush = nullptr;  // larger than L2, written before each timed launch
-  std::size_t flush_bytes = 0;
-};
-
-bool init_timer(Timer& t, CudaFailure& fail) {
-  if (t.start) return true;
-  int device = 0, l2 = 0;
-  if (!RUNNER_CHECK(cudaGetDevice(&device))) return false;
-  if (!RUNNER_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device))) return false;
-  t.flush_bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(l2), 8u << 20);
-  return RUNNER_CHECK(cudaMalloc(&t.flush, t.flush_bytes)) && RUNNER_CHECK(cudaEventCreate(&t.start)) &&
-         RUNNER_CHECK(cudaEventCreate(&t.stop));
+// A refused launch (bad grid or block) leaves the context usable; the runner
+// carries on when the device still synchronises cleanly, which spares the
+// judge a new runner (a CUDA start-up) per such case.
+bool launch_ok(CudaFailure& fail) {
+  const cudaError_t launch = cudaGetLastError();
+  if (launch == cudaSuccess) return true;
+  const bool usable = cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess;
+  fail.status = usable ? sg::proto::ReplyStatus::LaunchRefused : sg::proto::ReplyStatus::LaunchError;
+  fail.message = std::string("launch error after basicSgemm: ") + cudaGetErrorName(launch) + " (" +
+                 cudaGetErrorString(launch) + ")";
+  return false;
 }
 
-// One timed sample of `fn`: poison C, flush L2, events around the call, then a
-// device-wide synchronise so work the call left running is finished too.
-bool timed_sample(SgemmFn fn, const sg::proto::RunCaseRequest& q, DeviceBuffers& d, Timer& t, double& event_ms,
-                  double& wall_ms, CudaFailure& fail) {
-  const std::size_t c_bytes = sizeof(float) * q.m * static_cast<std::size_t>(q.n);
-  if (!RUNNER_CHECK(cudaMemset(d.c, 0xFF, c_bytes))) return false;
-  if (!RUNNER_CHECK(cudaMemset(t.flush, 0x5A, t.flush_bytes))) return false;
-  if (!RUNNER_CHECK(cudaDeviceSynchronize())) return false;
-  const auto t0 = Clock::now();
-  if (!RUNNER_CHECK(cudaEventRecord(t.start))) return false;
-  fn(q.m, q.n, q.k, d.a, d.b, d.c);
-  if (!RUNNER_CHECK(cudaGetLastError())) return false;
-  if (!RUNNER_CHECK(cudaEventRecord(t.stop))) return false;
-  if (!RUNNER_CHECK(cudaDeviceSynchronize())) return false;
-  wall_ms = ms_since(t0);
-  float ms = 0;
-  if (!RUNNER_CHECK(cudaEventElapsedTime(&ms, t.start, t.stop))) return false;
-  event_ms = ms;
-  return true;
-}
-
-// A case's device buffers kept after its checked launch, for timing later.
-struct KeptCase {
-  int m = 0, k = 0, n = 0;
-  std::unique_ptr<DeviceBuffers> d;
-};
-
-// The checked launch: upload A and B, poison C, call basicSgemm once, copy C
-// back. With `keep`, the buffers and a copy of the checked output stay on
-// the device for TimeKept.
+// The checked launch: upload A and B, poison C, call basicSgemm once, copy C back.
 bool run_case(const sg::proto::RunCaseRequest& q, const std::vector<float>& a, const std::vector<float>& b,
-              KeptCase* keep, const sg::gpu::SmPartition& partition, sg::proto::Reply& r, CudaFailure& fail) {
+              const sg::gpu::SmPartition& partition, sg::proto::Reply& r, CudaFailure& fail) {
   const std::size_t mn = static_cast<std::size_t>(q.m) * q.n;
-  auto d = std::make_unique<DeviceBuffers>();
-  if (!RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->a), sizeof(float) * a.size())) ||
-      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->b), sizeof(float) * b.size())) ||
-      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->c), sizeof(float) * mn)))
+  DeviceBuffers d;
+  if (!RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d.a), sizeof(float) * a.size())) ||
+      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d.b), sizeof(float) * b.size())) ||
+      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d.c), sizeof(float) * mn)))
     return false;
-  if (!RUNNER_CHECK(cudaMemcpy(d->a, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice)) ||
-      !RUNNER_CHECK(cudaMemcpy(d->b, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice)) ||
-      !RUNNER_CHECK(cudaMemset(d->c, 0xFF, sizeof(float) * mn)) || !RUNNER_CHECK(cudaDeviceSynchronize()))
+  if (!RUNNER_CHECK(cudaMemcpy(d.a, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice)) ||
+      !RUNNER_CHECK(cudaMemcpy(d.b, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice)) ||
+      !RUNNER_CHECK(cudaMemset(d.c, 0xFF, sizeof(float) * mn)) || !RUNNER_CHECK(cudaDeviceSynchronize()))
     return false;
 
   const auto t0 = Clock::now();
-  basicSgemm(q.m, q.n, q.k, d->a, d->b, d->c);
-  cudaError_t launch = cudaGetLastError();
-  if (launch != cudaSuccess) {
-    // A refused launch (bad grid or block) leaves the context usable; the
-    // runner carries on when the device still synchronises cleanly, which
-    // spares the judge a new runner (a CUDA start-up) per such case.
-    const bool usable = cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess;
-    fail.status = usable ? sg::proto::ReplyStatus::LaunchRefused : sg::proto::ReplyStatus::LaunchError;
-    fail.message = std::string("launch error after basicSgemm: ") + cudaGetErrorName(launch) + " (" +
-                   cudaGetErrorString(launch) + ")";
-    return false;
-  }
-  if (!RUNNER_CHECK(cudaDeviceSynchronize())) return false;
+  basicSgemm(q.m, q.n, q.k, d.a, d.b, d.c);
+  if (!launch_ok(fail) || !RUNNER_CHECK(cudaDeviceSynchronize())) return false;
   r.header.checked_launch_wall_ms = ms_since(t0);
   r.header.checked_launch_sms = partition.sms();
   r.c.resize(mn);
-  if (!RUNNER_CHECK(cudaMemcpy(r.c.data(), d->c, sizeof(float) * mn, cudaMemcpyDeviceToHost))) return false;
-  if (!keep) return true;
-  if (!RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->first), sizeof(float) * mn)) ||
-      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->mismatches), sizeof(unsigned long long))) ||
-      !RUNNER_CHECK(cudaMemcpy(d->first, d->c, sizeof(float) * mn, cudaMemcpyDeviceToDevice)))
+  return RUNNER_CHECK(cudaMemcpy(r.c.data(), d.c, sizeof(float) * mn, cudaMemcpyDeviceToHost));
+}
+
+// ---- timed samples (TimeSeeded): every step here is the same in the
+// student's runner and the baseline runner, and the judge subtracts what they
+// cost (a sample with Launch::None) from both sides.
+
+__global__ void generate(float* out, std::uint64_t count, std::uint64_t key) {
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    out[i] = sg::seeded::value(key, i);
+}
+
+constexpr unsigned kDigestThreads = 256;
+// Lane chains of the digest (proto/seeded_inputs.h, digest_lane), with four
+// loads in flight per thread: the same steps in the same order.
+__global__ void digest_lanes(const std::uint32_t* c, std::uint64_t count, std::uint64_t* lane_a,
+                             std::uint64_t* lane_b) {
+  constexpr std::uint64_t L = sg::seeded::kDigestLanes;
+  const std::uint32_t lane = blockIdx.x * blockDim.x + threadIdx.x;
+  if (lane >= L) return;
+  std::uint64_t a = sg::seeded::splitmix64(lane + 1);
+  std::uint64_t b = sg::seeded::splitmix64(a);
+  std::uint64_t i = lane;
+  for (; i + 3 * L < count; i += 4 * L) {
+    const std::uint32_t w0 = c[i], w1 = c[i + L], w2 = c[i + 2 * L], w3 = c[i + 3 * L];
+    sg::seeded::digest_step(a, b, w0, i);
+    sg::seeded::digest_step(a, b, w1, i + L);
+    sg::seeded::digest_step(a, b, w2, i + 2 * L);
+    sg::seeded::digest_step(a, b, w3, i + 3 * L);
+  }
+  for (; i < count; i += L) sg::seeded::digest_step(a, b, c[i], i);
+  lane_a[lane] = a;
+  lane_b[lane] = b;
+}
+
+// The two folds and the finish, one thread per first-level fold.
+__global__ void digest_combine(const std::uint64_t* lane_a, const std::uint64_t* lane_b, std::uint64_t* out) {
+  using namespace sg::seeded;
+  __shared__ std::uint64_t fold_a[kDigestFolds], fold_b[kDigestFolds];
+  __shared__ std::uint64_t fold2_a[kDigestFolds2], fold2_b[kDigestFolds2];
+  const unsigned p = threadIdx.x;
+  digest_fold(lane_a, lane_b, p * kDigestFold, kDigestFold, 1, fold_a[p], fold_b[p]);
+  __syncthreads();
+  if (p < kDigestFolds2) digest_fold(fold_a, fold_b, p * kDigestFold2, kDigestFold2, 2, fold2_a[p], fold2_b[p]);
+  __syncthreads();
+  if (p != 0) return;
+  const Digest d = digest_finish(fold2_a, fold2_b);
+  out[0] = d.a;
+  out[1] = d.b;
+}
+
+// Buffers of the timed samples, kept for the life of the runner (the first
+// sample of a shape, a warm-up, allocates them), and the L2 flush buffer.
+struct SeededState {
+  int m = 0, k = 0, n = 0;
+  std::unique_ptr<DeviceBuffers> d;
+  std::uint64_t* lanes = nullptr;  // 2 * kDigestLanes, then the 2 words of the digest
+  void* flush = nullptr;           // larger than L2, written first in each sample
+  std::size_t flush_bytes = 0;
+  bool sampled = false;            // C holds a sample's output (for SeededOutput)
+  ~SeededState() {
+    cudaFree(lanes);
+    cudaFree(flush);
+  }
+};
+
+bool prepare_seeded(SeededState& s, const sg::proto::RunCaseRequest& q, CudaFailure& fail) {
+  if (!s.flush) {
+    int device = 0, l2 = 0;
+    if (!RUNNER_CHECK(cudaGetDevice(&device)) ||
+        !RUNNER_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device)))
+      return false;
+    s.flush_bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(l2), 8u << 20);
+    if (!RUNNER_CHECK(cudaMalloc(&s.flush, s.flush_bytes)) ||
+        !RUNNER_CHECK(cudaMalloc(reinterpret_cast<void**>(&s.lanes),
+                                 sizeof(std::uint64_t) * (2 * sg::seeded::kDigestLanes + 2))))
+      return false;
+  }
+  if (s.d && s.m == q.m && s.k == q.k && s.n == q.n) return true;
+  s.d.reset();
+  s.sampled = false;
+  auto d = std::make_unique<DeviceBuffers>();
+  const std::size_t mk = static_cast<std::size_t>(q.m) * q.k, kn = static_cast<std::size_t>(q.k) * q.n,
+                    mn = static_cast<std::size_t>(q.m) * q.n;
+  if (!RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->a), sizeof(float) * mk)) ||
+      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->b), sizeof(float) * kn)) ||
+      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->c), sizeof(float) * mn)))
     return false;
-  keep->m = q.m;
-  keep->k = q.k;
-  keep->n = q.n;
-  keep->d = std::move(d);
+  s.d = std::move(d);
+  s.m = q.m;
+  s.k = q.k;
+  s.n = q.n;
   return true;
 }
 
-// Timed launches on a kept case: student, reference and naive interleaved
-// (the order rotates so no kernel always runs first after the flush), each
-// student output compared bitwise with the checked one.
-bool time_kept(const sg::proto::RunCaseRequest& q, KeptCase& kept, Timer& timer, sg::proto::Reply& r,
-               CudaFailure& fail) {
-  if (!init_timer(timer, fail)) return false;
-  DeviceBuffers& d = *kept.d;
-  const std::size_t mn = static_cast<std::size_t>(q.m) * q.n;
-  const SgemmFn fns[3] = {basicSgemm, ref_tiled_sgemm, ref_naive_sgemm};
-  std::vector<double>* series[3] = {&r.student_ms, &r.reference_ms, &r.naive_ms};
-  // The naive kernel is only a landmark in the report and the slowest of the
-  // three: a few samples of it are enough, and the GPU is held for less time.
-  constexpr int kNaive = 2, kNaiveSamples = 3, kNaiveWarmups = 1;
-  double ev = 0, wall = 0;
-  for (int w = 0; w < q.warmups; ++w)
-    for (int j = 0; j < 3; ++j)
-      if ((j != kNaive || w < kNaiveWarmups) && !timed_sample(fns[j], q, d, timer, ev, wall, fail)) return false;
-  for (int s = 0; s < q.samples; ++s) {
-    for (int j = 0; j < 3; ++j) {
-      const int which = (s + j) % 3;
-      if (which == kNaive && s >= kNaiveSamples) continue;
-      if (!timed_sample(fns[which], q, d, timer, ev, wall, fail)) return false;
-      series[which]->push_back(ev);
-      if (which != 0) continue;
-      r.wall_ms.push_back(wall);
-      unsigned long long bad = 0;
-      if (!RUNNER_CHECK(cudaMemset(d.mismatches, 0, sizeof(bad)))) return false;
-      count_mismatch<<<256, 256>>>(reinterpret_cast<const std::uint32_t*>(d.first),
-                                   reinterpret_cast<const std::uint32_t*>(d.c), mn, d.mismatches);
-      if (!RUNNER_CHECK(cudaGetLastError()) ||
-          !RUNNER_CHECK(cudaMemcpy(&bad, d.mismatches, sizeof(bad), cudaMemcpyDeviceToHost)))
-        return false;
-      r.timed_mismatch.push_back(static_cast<std::int64_t>(bad));
-    }
+// One timed sample: flush L2, make A and B from the seed, poison C, launch,
+// synchronise the whole device (work the call left running is finished
+// too), then the digest of C.
+bool time_seeded(const sg::proto::RunCaseRequest& q, SeededState& s, sg::proto::Reply& r, CudaFailure& fail) {
+  if (!prepare_seeded(s, q, fail)) return false;
+  DeviceBuffers& d = *s.d;
+  const std::uint64_t mk = static_cast<std::uint64_t>(q.m) * q.k, kn = static_cast<std::uint64_t>(q.k) * q.n,
+                      mn = static_cast<std::uint64_t>(q.m) * q.n;
+  s.sampled = false;
+  if (!RUNNER_CHECK(cudaMemsetAsync(s.flush, 0x5A, s.flush_bytes))) return false;
+  generate<<<1024, 256>>>(d.a, mk, sg::seeded::stream_key(q.seed, sg::seeded::kStreamA));
+  generate<<<1024, 256>>>(d.b, kn, sg::seeded::stream_key(q.seed, sg::seeded::kStreamB));
+  if (!RUNNER_CHECK(cudaGetLastError()) || !RUNNER_CHECK(cudaMemsetAsync(d.c, 0xFF, sizeof(float) * mn)))
+    return false;
+  switch (q.launch) {
+    case sg::proto::Launch::None: break;
+    case sg::proto::Launch::BasicSgemm: basicSgemm(q.m, q.n, q.k, d.a, d.b, d.c); break;
+    case sg::proto::Launch::Naive:
+#ifdef SG_BASELINE_RUNNER
+      ref_naive_sgemm(q.m, q.n, q.k, d.a, d.b, d.c);
+#endif
+      break;
   }
-  r.header.samples = q.samples;
+  if (!launch_ok(fail) || !RUNNER_CHECK(cudaDeviceSynchronize())) return false;
+  std::uint64_t* lane_a = s.lanes;
+  std::uint64_t* lane_b = s.lanes + sg::seeded::kDigestLanes;
+  std::uint64_t* digest = s.lanes + 2 * sg::seeded::kDigestLanes;
+  digest_lanes<<<sg::seeded::kDigestLanes / kDigestThreads, kDigestThreads>>>(
+      reinterpret_cast<const std::uint32_t*>(d.c), mn, lane_a, lane_b);
+  digest_combine<<<1, sg::seeded::kDigestFolds>>>(lane_a, lane_b, digest);
+  std::uint64_t words[2] = {0, 0};
+  if (!RUNNER_CHECK(cudaGetLastError()) ||
+      !RUNNER_CHECK(cudaMemcpy(words, digest, sizeof words, cudaMemcpyDeviceToHost)))
+    return false;
+  r.header.digest_a = words[0];
+  r.header.digest_b = words[1];
+  s.sampled = true;
   return true;
 }
 
 bool sane(const sg::proto::RunCaseRequest& q) {
+  using sg::proto::Launch;
   using sg::proto::RequestType;
-  if (q.m <= 0 || q.k <= 0 || q.n <= 0 || q.keep_slot < 0 || q.keep_slot > sg::proto::kMaxKeptSlots) return false;
-  if (q.type == RequestType::RunCase) return q.samples == 0 && q.warmups == 0;
-  return q.type == RequestType::TimeKept && q.keep_slot > 0 && q.samples > 0 && q.samples <= 1000 &&
-         q.warmups >= 0 && q.warmups <= 100;
+  if (q.m <= 0 || q.k <= 0 || q.n <= 0) return false;
+  switch (q.type) {
+    case RequestType::RunCase:
+    case RequestType::SeededOutput: return q.launch == Launch::None;
+    case RequestType::TimeSeeded:
+#ifdef SG_BASELINE_RUNNER
+      return q.launch == Launch::None || q.launch == Launch::BasicSgemm || q.launch == Launch::Naive;
+#else
+      return q.launch == Launch::None || q.launch == Launch::BasicSgemm;
+#endif
+    case RequestType::Quit: return true;
+  }
+  return false;
 }
 
 // Makes the partition (or the whole GPU) current; a no-op without a partition.
@@ -224,8 +269,7 @@ bool switch_to(const sg::gpu::SmPartition& partition, bool on_partition, CudaFai
 }
 
 int serve(const sg::gpu::SmPartition& partition) {
-  Timer timer;
-  KeptCase kept[sg::proto::kMaxKeptSlots + 1];
+  SeededState seeded;
   for (;;) {
     sg::proto::RunCaseRequest q;
     if (!sg::proto::read_all(sg::proto::kRequestFd, &q, sizeof(q))) return 0;  // judge closed the pipe
@@ -248,21 +292,21 @@ int serve(const sg::gpu::SmPartition& partition) {
       if (!sg::proto::read_all(sg::proto::kRequestFd, a.data(), sizeof(float) * a.size()) ||
           !sg::proto::read_all(sg::proto::kRequestFd, b.data(), sizeof(float) * b.size()))
         return 4;
-      KeptCase* keep = q.keep_slot > 0 ? &kept[q.keep_slot] : nullptr;
-      if (keep) keep->d.reset();  // a slot holds one case: free the old one first
-      ok = run_case(q, a, b, keep, partition, r, fail);
-    } else {
-      KeptCase& k = kept[q.keep_slot];
-      if (!k.d || k.m != q.m || k.k != q.k || k.n != q.n) {
+      ok = run_case(q, a, b, partition, r, fail);
+    } else if (q.type == sg::proto::RequestType::SeededOutput) {
+      if (!seeded.sampled || seeded.m != q.m || seeded.k != q.k || seeded.n != q.n) {
         r.header.status = sg::proto::ReplyStatus::BadRequest;
-        r.message = "no case of this size is kept in slot " + std::to_string(q.keep_slot);
+        r.message = "no timed sample of this size to return";
         if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
         continue;
       }
+      r.c.resize(static_cast<std::size_t>(q.m) * q.n);
+      ok = RUNNER_CHECK(cudaMemcpy(r.c.data(), seeded.d->c, sizeof(float) * r.c.size(), cudaMemcpyDeviceToHost));
+    } else {
       // Timed on the whole GPU once everything on the partition has finished,
       // then back to the partition (both no-ops without one).
       ok = RUNNER_CHECK(cudaDeviceSynchronize()) && switch_to(partition, false, fail) &&
-           time_kept(q, k, timer, r, fail);
+           time_seeded(q, seeded, r, fail);
       CudaFailure back;
       if (!switch_to(partition, true, back) && ok) {
         ok = false;
@@ -275,12 +319,7 @@ int serve(const sg::gpu::SmPartition& partition) {
       r.header.status = fail.status;
       r.message = fail.message;
       r.c.clear();
-      r.student_ms.clear();
-      r.reference_ms.clear();
-      r.naive_ms.clear();
-      r.wall_ms.clear();
-      r.timed_mismatch.clear();
-      r.header.samples = 0;
+      r.header.digest_a = r.header.digest_b = 0;
     }
     if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
     // After a sticky error the context is unusable: end, the judge starts a fresh runner.

@@ -1,0 +1,77 @@
+// A stand-in runner for the judge's side of timed samples, on the host (no
+// GPU): it answers TimeSeeded and SeededOutput as the GPU runner does, with
+// C = A B computed in FP32 from the seeded inputs. Modes (argv[1]):
+//   honest   every sample computed
+//   replay   the first sample computed, later ones answered with that same C
+//   late     the timed reply commits to an unwritten C; the product is only
+//            computed when the judge asks for the output
+// Built and driven by grader/tests/timed_samples_test.cpp.
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "proto/protocol.h"
+#include "proto/seeded_digest.h"
+#include "proto/seeded_inputs.h"
+
+namespace {
+
+std::vector<float> product(const sg::proto::RunCaseRequest& q) {
+  const std::uint64_t ka = sg::seeded::stream_key(q.seed, sg::seeded::kStreamA);
+  const std::uint64_t kb = sg::seeded::stream_key(q.seed, sg::seeded::kStreamB);
+  std::vector<float> c(static_cast<std::size_t>(q.m) * q.n, 0.0f);
+  for (int i = 0; i < q.m; ++i)
+    for (int j = 0; j < q.n; ++j) {
+      float s = 0;
+      for (int l = 0; l < q.k; ++l)
+        s += sg::seeded::value(ka, std::uint64_t(i) * q.k + l) * sg::seeded::value(kb, std::uint64_t(l) * q.n + j);
+      c[std::size_t(i) * q.n + j] = s;
+    }
+  return c;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "honest";
+  std::vector<float> c;          // the last sample's output
+  std::uint64_t last_seed = 0;
+  bool have_first = false;
+  for (;;) {
+    sg::proto::RunCaseRequest q;
+    if (!sg::proto::read_all(sg::proto::kRequestFd, &q, sizeof q)) return 0;
+    if (q.type == sg::proto::RequestType::Quit) return 0;
+    sg::proto::Reply r;
+    r.header.nonce = q.nonce;
+    r.header.m = q.m;
+    r.header.n = q.n;
+    if (q.type == sg::proto::RequestType::TimeSeeded) {
+      last_seed = q.seed;
+      if (q.launch == sg::proto::Launch::None) {
+        c.assign(std::size_t(q.m) * q.n, 0.0f);
+        std::memset(c.data(), 0xFF, c.size() * sizeof(float));
+      } else if (mode == "late") {
+        c.assign(std::size_t(q.m) * q.n, 0.0f);
+        std::memset(c.data(), 0xFF, c.size() * sizeof(float));
+      } else if (mode == "replay" && have_first) {
+        // keep the first output
+      } else {
+        c = product(q);
+        have_first = true;
+      }
+      const sg::seeded::Digest d = sg::seeded::host_digest(c.data(), c.size());
+      r.header.digest_a = d.a;
+      r.header.digest_b = d.b;
+    } else if (q.type == sg::proto::RequestType::SeededOutput) {
+      if (mode == "late") {
+        q.seed = last_seed;
+        c = product(q);
+      }
+      r.c = c;
+    } else {
+      r.header.status = sg::proto::ReplyStatus::BadRequest;
+    }
+    if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
+  }
+}

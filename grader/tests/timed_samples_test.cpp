@@ -1,0 +1,137 @@
+// The judge's side of timed samples against a stand-in runner on the host
+// (progs/seeded_host_runner.cpp): every sample is timed by the judge's clock,
+// every student output checked, and the cheats a runner could try with the
+// output (replaying an earlier one, computing it only when asked) are caught.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "pipeline/runner_session.h"
+#include "pipeline/timed_samples.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Builds the stand-in runner once (when its source is newer); "" on failure, with the reason in `why`.
+std::string stand_in_runner(std::string& why) {
+  const fs::path root = SG_SOURCE_ROOT;
+  const fs::path dir = fs::absolute(SG_BUILD_DIR) / "test_progs";
+  fs::create_directories(dir);
+  const fs::path binary = dir / "seeded_host_runner";
+  const fs::path source = root / "grader/tests/progs/seeded_host_runner.cpp";
+  if (fs::exists(binary) && fs::last_write_time(binary) >= fs::last_write_time(source) &&
+      fs::last_write_time(binary) >= fs::last_write_time(root / "grader/src/proto/protocol.cpp") &&
+      fs::last_write_time(binary) >= fs::last_write_time(root / "grader/src/proto/seeded_inputs.h"))
+    return binary.string();
+  const std::string log = (dir / "seeded_host_runner.log").string();
+  const std::string src = (root / "grader/src").string();
+  const std::string cmd = "g++ -std=c++17 -O2 -Wall -Wextra -I'" + src + "' -o '" + binary.string() + ".tmp' '" +
+                          source.string() + "' '" + src + "/proto/protocol.cpp' '" + src +
+                          "/proto/seeded_digest.cpp' -pthread >'" + log + "' 2>&1 && mv '" + binary.string() +
+                          ".tmp' '" + binary.string() + "'";
+  if (std::system(cmd.c_str()) != 0) {
+    std::ifstream f(log);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    why = "building the stand-in runner failed: " + ss.str();
+    return "";
+  }
+  return binary.string();
+}
+
+sg::RunnerConfig config(const std::string& runner, const std::string& mode, const fs::path& dir) {
+  sg::RunnerConfig rc;
+  rc.argv = {runner, mode};
+  rc.env = {"PATH=/usr/bin:/bin"};
+  rc.scratch_dir = rc.log_dir = dir.string();
+  rc.drop_privileges = false;
+  rc.pid_namespace = false;
+  return rc;
+}
+
+sg::Case small_case() {
+  sg::Case c;
+  c.name = "perf_small";
+  c.m = 24;
+  c.k = 40;
+  c.n = 16;
+  c.has_performance = true;
+  c.performance.samples = 5;
+  c.performance.warmups = 1;
+  return c;
+}
+
+class TimedSamples : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    runner_ = stand_in_runner(why);
+    if (runner_.empty()) GTEST_FAIL() << why;
+    dir_ = fs::temp_directory_path() / ("sg-timed-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  sg::TimingEvidence student(const std::string& mode, std::string& failure) {
+    sg::RunnerSession session(config(runner_, mode, dir_));
+    sg::TimingEvidence e;
+    failure = sg::time_student_samples(session, small_case(), 30, e);
+    return e;
+  }
+
+  std::string runner_;
+  fs::path dir_;
+};
+
+TEST_F(TimedSamples, HonestOutputsPassAndEverySampleIsTimedByTheJudge) {
+  std::string failure;
+  const sg::TimingEvidence e = student("honest", failure);
+  EXPECT_EQ(failure, "");
+  ASSERT_EQ(e.student_ms.size(), 5u);
+  for (double ms : e.student_ms) EXPECT_GT(ms, 0.0);
+  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+}
+
+TEST_F(TimedSamples, AReplayedOutputFailsFreivalds) {
+  std::string failure;
+  const sg::TimingEvidence e = student("replay", failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(e.wrong_outputs, 5);  // the warm-up computed; every timed sample replayed it
+  EXPECT_NE(e.first_wrong_output.find("Freivalds"), std::string::npos) << e.first_wrong_output;
+}
+
+TEST_F(TimedSamples, AnOutputComputedOnlyWhenAskedBreaksItsCommitment) {
+  std::string failure;
+  const sg::TimingEvidence e = student("late", failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(e.wrong_outputs, 5);
+  EXPECT_NE(e.first_wrong_output.find("committed"), std::string::npos) << e.first_wrong_output;
+}
+
+TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
+  sg::RunnerSession session(config(runner_, "honest", dir_));
+  sg::TimingEvidence e;
+  EXPECT_EQ(sg::time_baseline_samples(session, small_case(), 30, e), "");
+  EXPECT_EQ(e.overhead_ms.size(), 5u);
+  EXPECT_EQ(e.reference_ms.size(), 5u);
+  EXPECT_EQ(e.naive_ms.size(), 3u);  // a landmark: three samples are enough
+  EXPECT_TRUE(e.student_ms.empty());
+}
+
+TEST_F(TimedSamples, ARunnerThatDiesIsNamed) {
+  sg::RunnerConfig rc = config("/bin/false", "", dir_);
+  rc.argv = {"/bin/false"};
+  sg::RunnerSession session(rc);
+  sg::TimingEvidence e;
+  const std::string failure = sg::time_student_samples(session, small_case(), 10, e);
+  EXPECT_NE(failure, "");
+  EXPECT_TRUE(e.student_ms.empty());
+}
+
+}  // namespace

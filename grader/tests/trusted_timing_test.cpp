@@ -1,0 +1,58 @@
+// End to end on a GPU (skips without one): the reference graded against the
+// baseline runner's reference is as fast as itself, and earns every
+// performance point, with the overhead measured and reported. The cheats
+// have their own samples (hostile/replays_first_output,
+// hostile/patches_baseline_table), graded by sample_grading_test.cpp.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "gpu_guard.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json grade_reference(const std::string& tag) {
+  const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / tag;
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const std::string cmd = "timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --quiet --backend gpu --out '" +
+                          out.string() + "' '" + std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >'" +
+                          (out / "log.txt").string() + "' 2>&1 </dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << "see " << (out / "log.txt");
+  std::ifstream f(out / "results.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return json::parse(ss.str(), nullptr, false);
+}
+
+TEST(TrustedTiming, ReferenceAgainstItselfIsSpeedupOneWithFullPoints) {
+  SG_REQUIRE_GPU();
+  for (const char* tag : {"first", "second"}) {
+    const json r = grade_reference(tag);
+    ASSERT_TRUE(r.is_object()) << tag << ": no results.json";
+    EXPECT_EQ(r["score"].get<double>(), 100.0) << tag;
+    int timed = 0;
+    for (const json& t : r["extra_data"]["tests"]) {
+      if (!t.contains("timing")) continue;
+      ++timed;
+      const json& tm = t["timing"];
+      const std::string name = t["name"].get<std::string>();
+      EXPECT_EQ(t["status"].get<std::string>(), "passed") << tag << " " << name << ": " << t["verdict"];
+      EXPECT_GE(tm["speedup"].get<double>(), 0.9) << tag << " " << name;
+      EXPECT_LE(tm["speedup"].get<double>(), 1.1) << tag << " " << name;
+      EXPECT_GT(tm["overhead_ms"].get<double>(), 0.0) << tag << " " << name;
+      EXPECT_FALSE(tm["timed_output_wrong"].get<bool>()) << tag << " " << name;
+    }
+    EXPECT_EQ(timed, 2) << tag << ": the default suite has two performance cases";
+  }
+}
+
+}  // namespace
