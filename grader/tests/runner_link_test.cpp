@@ -29,7 +29,7 @@ TEST(RunnerLink, StudentRunnerHasNoReferenceCodeAndTheBaselineRunnerHas) {
   const fs::path root = SG_SOURCE_ROOT;
   const fs::path pieces = build / "runner";
   if (nvcc().empty()) GTEST_SKIP() << "needs nvcc";
-  for (const char* f : {"runner_main.o", "protocol.o", "baseline_runner"})
+  for (const char* f : {"runner_main.o", "runner_selftest.o", "protocol.o", "baseline_runner"})
     if (!fs::exists(pieces / f)) GTEST_SKIP() << "build/runner/" << f << " is not built (make all)";
   const fs::path dir = fs::temp_directory_path() / ("sg-runner-link-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -38,7 +38,8 @@ TEST(RunnerLink, StudentRunnerHasNoReferenceCodeAndTheBaselineRunnerHas) {
   const std::string cmd =
       q_nvcc + " -c -arch=sm_90 " + shell_quote((root / "reference/kernel.cu").string()) + " -o " +
       shell_quote((dir / "kernel.o").string()) + " && " + q_nvcc + " -o " + shell_quote((dir / "runner").string()) +
-      " " + shell_quote((pieces / "runner_main.o").string()) + " " + shell_quote((pieces / "protocol.o").string()) +
+      " " + shell_quote((pieces / "runner_main.o").string()) + " " +
+      shell_quote((pieces / "runner_selftest.o").string()) + " " + shell_quote((pieces / "protocol.o").string()) +
       " " + shell_quote((dir / "kernel.o").string()) + " -cudart static && nm -C " +
       shell_quote((dir / "runner").string()) + " > " + shell_quote((dir / "runner.nm").string()) + " && nm -C " +
       shell_quote((pieces / "baseline_runner").string()) + " > " + shell_quote((dir / "baseline.nm").string());

@@ -73,12 +73,32 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
   std::vector<double>* series[3] = {&e.overhead_ms, &e.reference_ms, &e.naive_ms};
   std::string failure;
   auto sample = [&](int kind, bool keep) {
-    const CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seeds.next(), kKinds[kind], limit_s);
+    const std::uint64_t seed = seeds.next();
+    const CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seed, kKinds[kind], limit_s);
     if (out.kind != CaseOutcome::Kind::Ok) {
       failure = out.cause;
       return false;
     }
-    if (keep) series[kind]->push_back(out.judge_ms);
+    if (!keep) return true;
+    series[kind]->push_back(out.judge_ms);
+    // The same fetch and check as after every student sample: the GPU then
+    // idles as long before each baseline sample as before each student one
+    // (back-to-back baselines ran at higher clocks: the reference scored
+    // 0.93-0.97 against itself on the H100), and the reference's own output
+    // is held to the same test.
+    const CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s);
+    if (output.kind != CaseOutcome::Kind::Ok) {
+      failure = output.cause;
+      return false;
+    }
+    if (kKinds[kind] == proto::Launch::BasicSgemm) {
+      const std::string wrong =
+          check_timed_output(c.m, c.k, c.n, seed, output.reply.c, out.reply.header, seeds.next(), c.tolerance_factor);
+      if (!wrong.empty()) {
+        failure = "the reference's own timed output failed the check: " + wrong;
+        return false;
+      }
+    }
     return true;
   };
   for (int w = 0; w < std::max(1, c.performance.warmups); ++w)
