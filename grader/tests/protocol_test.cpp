@@ -132,6 +132,7 @@ TEST(Protocol, SeededRequestKeepsItsFieldsOnTheWire) {
   q.n = 1024;
   q.launch = sg::proto::Launch::BasicSgemm;
   q.seed = 0xfedcba9876543210ULL;
+  q.slot = 13;
   q.nonce = 77;
   Pipe p;
   ASSERT_TRUE(sg::proto::write_all(p.write_end, &q, sizeof q));
@@ -144,11 +145,12 @@ TEST(Protocol, SeededRequestKeepsItsFieldsOnTheWire) {
   EXPECT_EQ(back.n, 1024);
   EXPECT_EQ(back.launch, sg::proto::Launch::BasicSgemm);
   EXPECT_EQ(back.seed, 0xfedcba9876543210ULL);
+  EXPECT_EQ(back.slot, 13);
   EXPECT_EQ(back.nonce, 77u);
   // Distinct request kinds: a runner that mixes them up answers the wrong question.
   EXPECT_NE(static_cast<std::uint32_t>(sg::proto::RequestType::TimeSeeded),
             static_cast<std::uint32_t>(sg::proto::RequestType::SeededOutput));
-  EXPECT_EQ(sizeof(sg::proto::RunCaseRequest), 40u);
+  EXPECT_EQ(sizeof(sg::proto::RunCaseRequest), 48u);
 }
 
 TEST(Protocol, LargeReplyCrossesASmallPipe) {

@@ -72,6 +72,7 @@ class Grader {
     std::size_t pi;  // its performance test
     PreparedCase prepared;  // its inputs, for the cuBLAS roofline
     TimingEvidence evidence;
+    std::vector<PendingOutput> pending;  // timed outputs still to be checked
     bool failed = false;  // a timed request failed; the performance test says why
   };
   CheckedRun checked_run(const Case& c, const PreparedCase& prepared);
@@ -85,6 +86,7 @@ class Grader {
   // baselines and the overhead in the grader's baseline runner.
   void time_cases(std::vector<TimedCase>& cases);
   void time_student(TimedCase& timed);
+  void check_student(TimedCase& timed);
   void time_baselines(std::vector<TimedCase>& cases);
   void score_timing(TimedCase& timed);
   // A case's inputs and FP64 oracle result. The second thread passes
@@ -258,7 +260,7 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
   // The oracle's arrays are done with; the inputs stay for the cuBLAS roofline.
   prepared.c64 = {};
   prepared.abs_ab = {};
-  TimedCase timed{&c, pi, std::move(prepared), {}, false};
+  TimedCase timed{&c, pi, std::move(prepared), {}, {}, false};
   timed.evidence.m = c.m;
   timed.evidence.k = c.k;
   timed.evidence.n = c.n;
@@ -267,13 +269,17 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
 
 void Grader::time_cases(std::vector<TimedCase>& cases) {
   for (TimedCase& t : cases) time_student(t);
+  // Checking the outputs needs no exclusive GPU: the next grading's timing may start.
+  timing_hold_.reset();
+  for (TimedCase& t : cases) check_student(t);
   // The student's runner ends (and is reaped, with everything it started)
   // before the baseline runner starts: nothing of the submission can share
   // the GPU with the baselines, or reach the baseline runner, which runs as
-  // the same unprivileged user. Its CUDA start-up is the price, inside the hold.
+  // the same unprivileged user. The baseline runner's CUDA start-up comes
+  // before the second exclusive hold, which covers its timed requests and cuBLAS.
   session_->stop();
   time_baselines(cases);
-  for (TimedCase& t : cases) score_timing(t);
+  timing_hold_.reset();
 }
 
 void Grader::time_student(TimedCase& timed) {
@@ -281,7 +287,8 @@ void Grader::time_student(TimedCase& timed) {
   TestResult& p = r_.tests[timed.pi];
   const auto t0 = Clock::now();
   log("timing " + c.name);
-  const std::string failed = time_student_samples(*session_, c, backend_->case_time_limit(c), timed.evidence);
+  const std::string failed =
+      time_student_samples(*session_, c, backend_->case_time_limit(c), timed.evidence, timed.pending);
   if (!failed.empty()) {
     mark_not_run(p, "not measured: the timed launches failed: " + failed);
     timed.failed = true;
@@ -289,11 +296,32 @@ void Grader::time_student(TimedCase& timed) {
   p.seconds = seconds_since(t0);
 }
 
+void Grader::check_student(TimedCase& timed) {
+  if (timed.failed) return;
+  const Case& c = *timed.c;
+  const auto t0 = Clock::now();
+  const std::string failed =
+      check_student_samples(*session_, c, backend_->case_time_limit(c), timed.pending, timed.evidence);
+  if (!failed.empty()) {
+    mark_not_run(r_.tests[timed.pi], "not measured: sending the timed outputs failed: " + failed);
+    timed.failed = true;
+  }
+  r_.tests[timed.pi].seconds += seconds_since(t0);
+}
+
 void Grader::time_baselines(std::vector<TimedCase>& cases) {
   if (std::all_of(cases.begin(), cases.end(), [](const TimedCase& t) { return t.failed; })) return;
   RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_);
   cfg.log_name = "baseline";
   RunnerSession baseline(cfg);
+  // Its CUDA start-up (an untimed request that launches nothing) outside the hold.
+  for (const TimedCase& t : cases)
+    if (!t.failed) {
+      (void)baseline.time_seeded(t.c->m, t.c->k, t.c->n, 1, proto::Launch::None, backend_->case_time_limit(*t.c));
+      break;
+    }
+  if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (baselines)");
+  timing_hold_ = backend_->exclusive_hold();
   for (TimedCase& t : cases) {
     if (t.failed) continue;
     log("timing the baselines of " + t.c->name);
@@ -304,6 +332,7 @@ void Grader::time_baselines(std::vector<TimedCase>& cases) {
     }
   }
   baseline.stop();
+  for (TimedCase& t : cases) score_timing(t);
 }
 
 void Grader::score_timing(TimedCase& timed) {

@@ -109,7 +109,7 @@ CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a,
 }
 
 CaseOutcome RunnerSession::time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch,
-                                       double timeout_s) {
+                                       double timeout_s, int slot) {
   proto::RunCaseRequest q;
   q.type = proto::RequestType::TimeSeeded;
   q.m = m;
@@ -117,12 +117,14 @@ CaseOutcome RunnerSession::time_seeded(int m, int k, int n, std::uint64_t seed, 
   q.n = n;
   q.launch = launch;
   q.seed = seed;
+  q.slot = slot;
   return exchange(q, {}, false, timeout_s);
 }
 
-CaseOutcome RunnerSession::seeded_output(int m, int k, int n, double timeout_s) {
+CaseOutcome RunnerSession::seeded_output(int m, int k, int n, double timeout_s, int slot) {
   proto::RunCaseRequest q;
   q.type = proto::RequestType::SeededOutput;
+  q.slot = slot;
   q.m = m;
   q.k = k;
   q.n = n;

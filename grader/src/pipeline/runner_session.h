@@ -50,9 +50,10 @@ class RunnerSession {
   CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s);
   // One timed sample on the inputs of `seed` (proto TimeSeeded): judge_ms is
   // its time, reply.header.digest_a/b the runner's commitment to C.
-  CaseOutcome time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch, double timeout_s);
+  CaseOutcome time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch, double timeout_s,
+                          int slot = 0);
   // C of the last timed sample (proto SeededOutput), untimed.
-  CaseOutcome seeded_output(int m, int k, int n, double timeout_s);
+  CaseOutcome seeded_output(int m, int k, int n, double timeout_s, int slot = 0);
   // How many runners have served so far: changes whenever a fresh one takes over.
   int generation() const { return started_; }
   // Ends the current runner (if any) and every process it started, sparing

@@ -40,25 +40,41 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
   return r.ok ? "" : r.summary();
 }
 
-std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e) {
+std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
+                                 std::vector<PendingOutput>& pending) {
   FreshSeeds seeds;
   // At least one warm-up: the first sample of a shape allocates the runner's buffers.
   for (int w = 0; w < std::max(1, c.performance.warmups); ++w) {
     const CaseOutcome out = student.time_seeded(c.m, c.k, c.n, seeds.next(), proto::Launch::BasicSgemm, limit_s);
     if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
   }
-  // Each output is fetched and checked before the next sample starts, so the
-  // check never competes with a timed request for the CPU.
   for (int s = 0; s < c.performance.samples; ++s) {
+    // Every output slot holds an unchecked sample (a suite of more samples
+    // than slots): check those now, at the cost of one pause.
+    if (pending.size() == static_cast<std::size_t>(proto::kMaxSeededSlots)) {
+      const std::string failed = check_student_samples(student, c, limit_s, pending, e);
+      if (!failed.empty()) return failed;
+      pending.clear();
+    }
     const std::uint64_t seed = seeds.next();
-    const CaseOutcome timed = student.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s);
+    const int slot = s % proto::kMaxSeededSlots;
+    const CaseOutcome timed = student.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, slot);
     if (timed.kind != CaseOutcome::Kind::Ok) return timed.cause;
-    const CaseOutcome output = student.seeded_output(c.m, c.k, c.n, limit_s);
-    if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
     e.student_ms.push_back(timed.judge_ms);
+    pending.push_back({slot, seed, timed.reply.header});
+  }
+  return "";
+}
+
+std::string check_student_samples(RunnerSession& student, const Case& c, double limit_s,
+                                  const std::vector<PendingOutput>& pending, TimingEvidence& e) {
+  FreshSeeds seeds;
+  for (const PendingOutput& p : pending) {
+    const CaseOutcome output = student.seeded_output(c.m, c.k, c.n, limit_s, p.slot);
+    if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
     // x is drawn only now, after the runner has sent its output.
     const std::string wrong =
-        check_timed_output(c.m, c.k, c.n, seed, output.reply.c, timed.reply.header, seeds.next(), c.tolerance_factor);
+        check_timed_output(c.m, c.k, c.n, p.seed, output.reply.c, p.committed, seeds.next(), c.tolerance_factor);
     if (!wrong.empty() && e.wrong_outputs++ == 0) e.first_wrong_output = wrong;
   }
   return "";
@@ -72,32 +88,19 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
   constexpr int kNaive = 2, kNaiveSamples = 3;
   std::vector<double>* series[3] = {&e.overhead_ms, &e.reference_ms, &e.naive_ms};
   std::string failure;
+  std::uint64_t last_seed = 0;
+  proto::ReplyHeader last_reference;
   auto sample = [&](int kind, bool keep) {
     const std::uint64_t seed = seeds.next();
-    const CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seed, kKinds[kind], limit_s);
+    const CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seed, kKinds[kind], limit_s, kind);
     if (out.kind != CaseOutcome::Kind::Ok) {
       failure = out.cause;
       return false;
     }
-    if (!keep) return true;
-    series[kind]->push_back(out.judge_ms);
-    // The same fetch and check as after every student sample: the GPU then
-    // idles as long before each baseline sample as before each student one
-    // (back-to-back baselines ran at higher clocks: the reference scored
-    // 0.93-0.97 against itself on the H100), and the reference's own output
-    // is held to the same test.
-    const CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s);
-    if (output.kind != CaseOutcome::Kind::Ok) {
-      failure = output.cause;
-      return false;
-    }
+    if (keep) series[kind]->push_back(out.judge_ms);
     if (kKinds[kind] == proto::Launch::BasicSgemm) {
-      const std::string wrong =
-          check_timed_output(c.m, c.k, c.n, seed, output.reply.c, out.reply.header, seeds.next(), c.tolerance_factor);
-      if (!wrong.empty()) {
-        failure = "the reference's own timed output failed the check: " + wrong;
-        return false;
-      }
+      last_seed = seed;
+      last_reference = out.reply.header;
     }
     return true;
   };
@@ -111,7 +114,13 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
       if (kind == kNaive && s >= kNaiveSamples) continue;
       if (!sample(kind, true)) return failure;
     }
-  return "";
+  // The reference's last output held to the same test as the student's: a
+  // baseline runner that computed something else would show here.
+  const CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, 1);
+  if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
+  const std::string wrong =
+      check_timed_output(c.m, c.k, c.n, last_seed, output.reply.c, last_reference, seeds.next(), c.tolerance_factor);
+  return wrong.empty() ? "" : "the reference's own timed output failed the check: " + wrong;
 }
 
 }  // namespace sg

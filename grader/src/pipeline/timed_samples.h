@@ -22,9 +22,24 @@ namespace sg {
 std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
                                const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor);
 
-// The student's warm-ups and samples into e.student_ms, e.wrong_outputs and
-// e.first_wrong_output. "" when every request was answered, else why not.
-std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e);
+// A timed student sample whose output is still to be fetched and checked.
+struct PendingOutput {
+  int slot = 0;
+  std::uint64_t seed = 0;
+  proto::ReplyHeader committed;  // holds the digest the timed reply committed to
+};
+
+// The student's warm-ups and samples, back to back (each into its own output
+// slot, so the GPU never idles between them), into e.student_ms; what is to be
+// checked into `pending`. "" when every request was answered, else why not.
+std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
+                                 std::vector<PendingOutput>& pending);
+
+// Fetches and checks every pending output (digest, then Freivalds' test) into
+// e.wrong_outputs and e.first_wrong_output. Needs no exclusive GPU: called
+// after the timed requests, before the student's runner ends.
+std::string check_student_samples(RunnerSession& student, const Case& c, double limit_s,
+                                  const std::vector<PendingOutput>& pending, TimingEvidence& e);
 
 // The overhead, reference and naive samples into e, interleaved with the
 // order rotating. "" when every request was answered, else why not.

@@ -26,7 +26,7 @@ namespace {
 // over the wire as its raw bytes; pin the layout so a change is noticed.
 static_assert(sizeof(ReplyHeader) == 56 && std::is_trivially_copyable_v<ReplyHeader>,
               "ReplyHeader layout is part of the wire format");
-static_assert(sizeof(RunCaseRequest) == 40 && std::is_trivially_copyable_v<RunCaseRequest>,
+static_assert(sizeof(RunCaseRequest) == 48 && std::is_trivially_copyable_v<RunCaseRequest>,
               "RunCaseRequest layout is part of the wire format");
 
 constexpr std::uint32_t kMaxMessageLen = 64 * 1024;

@@ -31,11 +31,17 @@ enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2, TimeSeeded = 4, 
 // code); a student's runner answers BadRequest to it.
 enum class Launch : std::int32_t { None = 0, BasicSgemm = 1, Naive = 2 };
 
+constexpr std::int32_t kMaxSeededSlots = 64;  // output buffers of timed samples per runner
+
 struct RunCaseRequest {
   std::uint32_t magic = kMagic;
   RequestType type = RequestType::RunCase;
   std::int32_t m = 0, k = 0, n = 0;
   Launch launch = Launch::None;  // TimeSeeded only
+  // TimeSeeded: which output buffer the sample writes; SeededOutput: which
+  // sample's output to send. Samples run back to back (no fetch between them,
+  // which let the GPU idle and clock down) and are fetched and checked afterwards.
+  std::int32_t slot = 0;
   std::uint64_t seed = 0;        // TimeSeeded: the sample's inputs
   std::uint64_t nonce = 0;       // echoed back so a stale or injected reply is noticed
 };

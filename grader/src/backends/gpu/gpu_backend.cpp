@@ -376,8 +376,9 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   const auto t0 = Clock::now();
   ToolRun run;
   {
-    // Exclusive: the counters are the GPU's, another grading's kernels would count too.
-    const auto held = exclusive_hold();
+    // Shared: the SASS instruction counts come from instrumenting this
+    // process's kernels, so other gradings' kernels cannot add to them.
+    const auto held = shared_hold();
     run = run_tool(ncu_command(paths_.ncu, ctx.runner, c.m, c.k, c.n, static_cast<unsigned>(ctx.seed % 1000000),
                                selftest_token_),
                    env, scratch, ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, true, kLogCap, false,

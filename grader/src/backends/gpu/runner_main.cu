@@ -166,8 +166,19 @@ struct SeededState {
   std::uint64_t* lanes = nullptr;  // 2 * kDigestLanes, then the 2 words of the digest
   void* flush = nullptr;           // larger than L2, written first in each sample
   std::size_t flush_bytes = 0;
-  bool sampled = false;            // C holds a sample's output (for SeededOutput)
+  // One output buffer per slot (allocated when first used), so that samples
+  // run back to back and their outputs are sent afterwards.
+  float* out[sg::proto::kMaxSeededSlots] = {};
+  bool sampled[sg::proto::kMaxSeededSlots] = {};
+  void free_outputs() {
+    for (int i = 0; i < sg::proto::kMaxSeededSlots; ++i) {
+      sg::gpu::device_free(out[i]);
+      out[i] = nullptr;
+      sampled[i] = false;
+    }
+  }
   ~SeededState() {
+    free_outputs();
     cudaFree(lanes);
     cudaFree(flush);
   }
@@ -185,21 +196,21 @@ bool prepare_seeded(SeededState& s, const sg::proto::RunCaseRequest& q, CudaFail
                                  sizeof(std::uint64_t) * (2 * sg::seeded::kDigestLanes + 2))))
       return false;
   }
-  if (s.d && s.m == q.m && s.k == q.k && s.n == q.n) return true;
+  const std::size_t out_bytes = sizeof(float) * static_cast<std::size_t>(q.m) * q.n;
+  if (s.d && s.m == q.m && s.k == q.k && s.n == q.n)
+    return s.out[q.slot] || RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&s.out[q.slot]), out_bytes));
   s.d.reset();
-  s.sampled = false;
+  s.free_outputs();
   auto d = std::make_unique<DeviceBuffers>();
-  const std::size_t mk = static_cast<std::size_t>(q.m) * q.k, kn = static_cast<std::size_t>(q.k) * q.n,
-                    mn = static_cast<std::size_t>(q.m) * q.n;
+  const std::size_t mk = static_cast<std::size_t>(q.m) * q.k, kn = static_cast<std::size_t>(q.k) * q.n;
   if (!RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->a), sizeof(float) * mk)) ||
-      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->b), sizeof(float) * kn)) ||
-      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->c), sizeof(float) * mn)))
+      !RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&d->b), sizeof(float) * kn)))
     return false;
   s.d = std::move(d);
   s.m = q.m;
   s.k = q.k;
   s.n = q.n;
-  return true;
+  return RUNNER_CHECK(sg::gpu::device_alloc(reinterpret_cast<void**>(&s.out[q.slot]), out_bytes));
 }
 
 // One timed sample: flush L2, make A and B from the seed, poison C, launch,
@@ -208,20 +219,21 @@ bool prepare_seeded(SeededState& s, const sg::proto::RunCaseRequest& q, CudaFail
 bool time_seeded(const sg::proto::RunCaseRequest& q, SeededState& s, sg::proto::Reply& r, CudaFailure& fail) {
   if (!prepare_seeded(s, q, fail)) return false;
   DeviceBuffers& d = *s.d;
+  float* c = s.out[q.slot];
   const std::uint64_t mk = static_cast<std::uint64_t>(q.m) * q.k, kn = static_cast<std::uint64_t>(q.k) * q.n,
                       mn = static_cast<std::uint64_t>(q.m) * q.n;
-  s.sampled = false;
+  s.sampled[q.slot] = false;
   if (!RUNNER_CHECK(cudaMemsetAsync(s.flush, 0x5A, s.flush_bytes))) return false;
   generate<<<1024, 256>>>(d.a, mk, sg::seeded::stream_key(q.seed, sg::seeded::kStreamA));
   generate<<<1024, 256>>>(d.b, kn, sg::seeded::stream_key(q.seed, sg::seeded::kStreamB));
-  if (!RUNNER_CHECK(cudaGetLastError()) || !RUNNER_CHECK(cudaMemsetAsync(d.c, 0xFF, sizeof(float) * mn)))
+  if (!RUNNER_CHECK(cudaGetLastError()) || !RUNNER_CHECK(cudaMemsetAsync(c, 0xFF, sizeof(float) * mn)))
     return false;
   switch (q.launch) {
     case sg::proto::Launch::None: break;
-    case sg::proto::Launch::BasicSgemm: basicSgemm(q.m, q.n, q.k, d.a, d.b, d.c); break;
+    case sg::proto::Launch::BasicSgemm: basicSgemm(q.m, q.n, q.k, d.a, d.b, c); break;
     case sg::proto::Launch::Naive:
 #ifdef SG_BASELINE_RUNNER
-      ref_naive_sgemm(q.m, q.n, q.k, d.a, d.b, d.c);
+      ref_naive_sgemm(q.m, q.n, q.k, d.a, d.b, c);
 #endif
       break;
   }
@@ -230,7 +242,7 @@ bool time_seeded(const sg::proto::RunCaseRequest& q, SeededState& s, sg::proto::
   std::uint64_t* lane_b = s.lanes + sg::seeded::kDigestLanes;
   std::uint64_t* digest = s.lanes + 2 * sg::seeded::kDigestLanes;
   digest_lanes<<<sg::seeded::kDigestLanes / kDigestThreads, kDigestThreads>>>(
-      reinterpret_cast<const std::uint32_t*>(d.c), mn, lane_a, lane_b);
+      reinterpret_cast<const std::uint32_t*>(c), mn, lane_a, lane_b);
   digest_combine<<<1, sg::seeded::kDigestFolds>>>(lane_a, lane_b, digest);
   std::uint64_t words[2] = {0, 0};
   if (!RUNNER_CHECK(cudaGetLastError()) ||
@@ -238,14 +250,14 @@ bool time_seeded(const sg::proto::RunCaseRequest& q, SeededState& s, sg::proto::
     return false;
   r.header.digest_a = words[0];
   r.header.digest_b = words[1];
-  s.sampled = true;
+  s.sampled[q.slot] = true;
   return true;
 }
 
 bool sane(const sg::proto::RunCaseRequest& q) {
   using sg::proto::Launch;
   using sg::proto::RequestType;
-  if (q.m <= 0 || q.k <= 0 || q.n <= 0) return false;
+  if (q.m <= 0 || q.k <= 0 || q.n <= 0 || q.slot < 0 || q.slot >= sg::proto::kMaxSeededSlots) return false;
   switch (q.type) {
     case RequestType::RunCase:
     case RequestType::SeededOutput: return q.launch == Launch::None;
@@ -294,14 +306,14 @@ int serve(const sg::gpu::SmPartition& partition) {
         return 4;
       ok = run_case(q, a, b, partition, r, fail);
     } else if (q.type == sg::proto::RequestType::SeededOutput) {
-      if (!seeded.sampled || seeded.m != q.m || seeded.k != q.k || seeded.n != q.n) {
+      if (!seeded.sampled[q.slot] || seeded.m != q.m || seeded.k != q.k || seeded.n != q.n) {
         r.header.status = sg::proto::ReplyStatus::BadRequest;
         r.message = "no timed sample of this size to return";
         if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
         continue;
       }
       r.c.resize(static_cast<std::size_t>(q.m) * q.n);
-      ok = RUNNER_CHECK(cudaMemcpy(r.c.data(), seeded.d->c, sizeof(float) * r.c.size(), cudaMemcpyDeviceToHost));
+      ok = RUNNER_CHECK(cudaMemcpy(r.c.data(), seeded.out[q.slot], sizeof(float) * r.c.size(), cudaMemcpyDeviceToHost));
     } else {
       // Timed on the whole GPU once everything on the partition has finished,
       // then back to the partition (both no-ops without one).
