@@ -268,10 +268,14 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
 }
 
 void Grader::time_cases(std::vector<TimedCase>& cases) {
-  for (TimedCase& t : cases) time_student(t);
-  // Checking the outputs needs no exclusive GPU: the next grading's timing may start.
-  timing_hold_.reset();
-  for (TimedCase& t : cases) check_student(t);
+  // Case by case: the runner keeps one shape's outputs at a time. Checking
+  // them needs no exclusive GPU, so the next grading's timing may start meanwhile.
+  for (TimedCase& t : cases) {
+    if (!timing_hold_) timing_hold_ = backend_->exclusive_hold();
+    time_student(t);
+    timing_hold_.reset();
+    check_student(t);
+  }
   // The student's runner ends (and is reaped, with everything it started)
   // before the baseline runner starts: nothing of the submission can share
   // the GPU with the baselines, or reach the baseline runner, which runs as
