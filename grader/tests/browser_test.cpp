@@ -71,9 +71,12 @@ TEST(Browser, RendersReportAndSummaryPages) {
   members.emplace_back("ref_b", root / "reference/kernel.cu");
   members.emplace_back("naive", root / "reference/naive.cu");
   members.emplace_back("skeleton", root / "student/kernel.cu");
+  // As many hostile samples as make the class 20 (the bug samples grow).
   for (const char* hostile : {"leaves_one_unwritten", "writes_nan", "calls_system", "defines_main", "caches_repeat",
-                              "prints_pass_and_exits"})
+                              "prints_pass_and_exits"}) {
+    if (members.size() == 20) break;
     members.emplace_back(hostile, root / "grader/samples/hostile" / hostile / "kernel.cu");
+  }
   ASSERT_EQ(members.size(), 20u);
   for (const auto& [id, file] : members) {
     fs::create_directories(work / "class" / id);
