@@ -304,6 +304,8 @@ void Grader::check_student(TimedCase& timed) {
   if (timed.failed) return;
   const Case& c = *timed.c;
   const auto t0 = Clock::now();
+  // Shared: fetching the outputs uses the GPU, which another grading may be timing.
+  const auto hold = take_shared_hold();
   const std::string failed =
       check_student_samples(*session_, c, backend_->case_time_limit(c), timed.pending, timed.evidence);
   if (!failed.empty()) {
@@ -321,6 +323,7 @@ void Grader::time_baselines(std::vector<TimedCase>& cases) {
   // Its CUDA start-up (an untimed request that launches nothing) outside the hold.
   for (const TimedCase& t : cases)
     if (!t.failed) {
+      const auto hold = take_shared_hold();  // it uses the GPU, which another grading may be timing
       (void)baseline.time_seeded(t.c->m, t.c->k, t.c->n, 1, proto::Launch::None, backend_->case_time_limit(*t.c));
       break;
     }
