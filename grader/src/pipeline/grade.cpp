@@ -81,9 +81,10 @@ class Grader {
   void correctness_case(const Case& c, std::size_t ci);
   // The untimed half of a performance case: its correctness test.
   std::optional<TimedCase> check_performance_case(const Case& c, std::size_t ci, PreparedCase prepared);
-  // The timed half, while this grading holds the device to itself: the
-  // student's samples in the student's runner, which then ends, and the
-  // baselines and the overhead in the grader's baseline runner.
+  // The timed half: each case's student samples in an exclusive hold, their
+  // outputs checked after it; the student's runner then ends, and the
+  // baselines and the overhead are timed in the grader's baseline runner, in
+  // a second exclusive hold.
   void time_cases(std::vector<TimedCase>& cases);
   void time_student(TimedCase& timed);
   void check_student(TimedCase& timed);
@@ -282,8 +283,7 @@ void Grader::time_cases(std::vector<TimedCase>& cases) {
   // the same unprivileged user. The baseline runner's CUDA start-up comes
   // before the second exclusive hold, which covers its timed requests and cuBLAS.
   session_->stop();
-  time_baselines(cases);
-  timing_hold_.reset();
+  time_baselines(cases);  // the caller lets go of its exclusive hold
 }
 
 void Grader::time_student(TimedCase& timed) {
@@ -320,13 +320,14 @@ void Grader::time_baselines(std::vector<TimedCase>& cases) {
   RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_);
   cfg.log_name = "baseline";
   RunnerSession baseline(cfg);
-  // Its CUDA start-up (an untimed request that launches nothing) outside the hold.
-  for (const TimedCase& t : cases)
-    if (!t.failed) {
-      const auto hold = take_shared_hold();  // it uses the GPU, which another grading may be timing
-      (void)baseline.time_seeded(t.c->m, t.c->k, t.c->n, 1, proto::Launch::None, backend_->case_time_limit(*t.c));
-      break;
-    }
+  // Its CUDA start-up (an untimed request that launches nothing) outside the
+  // exclusive hold; shared, as it uses a GPU another grading may be timing.
+  const auto first = std::find_if(cases.begin(), cases.end(), [](const TimedCase& t) { return !t.failed; });
+  {
+    const auto hold = take_shared_hold();
+    (void)baseline.time_seeded(first->c->m, first->c->k, first->c->n, 1, proto::Launch::None,
+                               backend_->case_time_limit(*first->c));
+  }
   if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (baselines)");
   timing_hold_ = backend_->exclusive_hold();
   for (TimedCase& t : cases) {

@@ -135,10 +135,11 @@ std::vector<std::string> sandbox_argv(const Sandbox& s, const std::vector<std::s
   add({"--dev-bind-try", "/dev/urandom", "/dev/urandom"});
   if (s.profile == SandboxProfile::Run || s.profile == SandboxProfile::Sanitize) {
     add({"--dev-bind-try", "/dev/zero", "/dev/zero"});
-    for (const std::string& node : gpu_device_nodes()) add({"--dev-bind", node, node});
+    const std::vector<std::string> nodes = gpu_device_nodes();
+    for (const std::string& node : nodes) add({"--dev-bind", node, node});
     // CUDA's driver finds the GPU through sysfs: without it cuInit fails with
     // CUDA_ERROR_OPERATING_SYSTEM (seen on the H100 machine). Read-only.
-    if (!gpu_device_nodes().empty()) add({"--ro-bind-try", "/sys", "/sys"});
+    if (!nodes.empty()) add({"--ro-bind-try", "/sys", "/sys"});
     add({"--size", std::to_string(s.tmpfs_bytes), "--tmpfs", "/dev/shm"});
   }
   add({"--size", std::to_string(s.tmpfs_bytes), "--tmpfs", "/tmp"});

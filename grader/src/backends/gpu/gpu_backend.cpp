@@ -119,6 +119,7 @@ class GpuBackend final : public Backend {
 
   void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) override;
   ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) override;
+  Sandbox tool_sandbox(const SanitizerContext& ctx) const;
   Sandbox ncu_sandbox(const SanitizerContext& ctx) const;
 
   std::string why_not_timed() const override { return ""; }
@@ -286,10 +287,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   {
     const auto held = shared_hold();
     const std::string& scratch = ctx.runner_config->scratch_dir;
-    // compute-sanitizer and the runner it starts share one sandbox, which may start processes.
-    Sandbox sandbox = runner_sandbox(paths_.sandbox, ctx.runner, scratch);
-    sandbox.profile = SandboxProfile::Sanitize;
-    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, sandbox);
+    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, tool_sandbox(ctx));
   }
   t.seconds = seconds_since(t0);
   char cost[96];
@@ -327,11 +325,17 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   if (t.status == Status::Failed) t.verdict += std::string(" (") + cost + ")";
 }
 
-// ncu starts the runner (the student's code) and talks to it over a local
-// socket: the sanitize profile (processes allowed), with the runner's folders.
-Sandbox GpuBackend::ncu_sandbox(const SanitizerContext& ctx) const {
+// compute-sanitizer and ncu start the runner (the student's code) and talk
+// to it: one sandbox for the tool and the runner, with the runner's folders,
+// in the sanitize profile (processes allowed).
+Sandbox GpuBackend::tool_sandbox(const SanitizerContext& ctx) const {
   Sandbox sandbox = runner_sandbox(paths_.sandbox, ctx.runner, ctx.runner_config->scratch_dir);
   sandbox.profile = SandboxProfile::Sanitize;
+  return sandbox;
+}
+
+Sandbox GpuBackend::ncu_sandbox(const SanitizerContext& ctx) const {
+  Sandbox sandbox = tool_sandbox(ctx);
   // The toolkit's `ncu` is a launcher that finds Nsight Compute in its own
   // folder's parent or under /opt/nvidia (seen on the H100 machine): both read-only.
   std::error_code ec;
@@ -342,7 +346,7 @@ Sandbox GpuBackend::ncu_sandbox(const SanitizerContext& ctx) const {
 }
 
 // ncu's own "==ERROR==" lines, for the report: why the count is missing.
-static std::string ncu_errors(const std::string& output) {
+std::string ncu_errors(const std::string& output) {
   std::string said;
   std::size_t at = 0;
   while ((at = output.find("==ERROR==", at)) != std::string::npos && said.size() < 400) {
@@ -371,8 +375,8 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   }
   r.naive_loads = naive_global_loads(c.m, c.n, c.k);
   const std::string& scratch = ctx.runner_config->scratch_dir;
-  std::vector<std::string> env = scrubbed_environment(scratch);
-  env.push_back("TMPDIR=" + scratch);  // ncu's lock and temporary files, where the runner user may write
+  // TMPDIR is the scratch folder: ncu's lock and temporary files, where the runner user may write.
+  const std::vector<std::string> env = scrubbed_environment(scratch);
   log("ncu: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
   const auto t0 = Clock::now();
   ToolRun run;
