@@ -67,7 +67,7 @@ run() {  # label, extra options...
 import json, pathlib, sys
 out, label, start, end, n = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 mon = pathlib.Path(sys.argv[6])
-compile_s = total_s = 0.0
+compile_s = total_s = exclusive_s = 0.0
 phases = {}
 for f in pathlib.Path(out).glob("*/results.json"):
     r = json.loads(f.read_text())
@@ -75,15 +75,18 @@ for f in pathlib.Path(out).glob("*/results.json"):
     c = extra.get("compile_time", 0)
     compile_s += c if isinstance(c, (int, float)) else 0
     total_s += r.get("execution_time", 0) or 0
+    x = extra.get("gpu_exclusive_time", 0)
+    exclusive_s += x if isinstance(x, (int, float)) else 0
     for k, v in (extra.get("phase_seconds") or {}).items():
         if isinstance(v, (int, float)):
             phases[k] = phases.get(k, 0.0) + v
 wall = end - start
 share = 100 * compile_s / total_s if total_s else 0
 print(f"{label:<10} {n:>5} {wall:>9.1f} {60 * n / wall:>10.1f} {compile_s:>10.1f} {total_s - compile_s:>10.1f} {share:>9.0f}%")
-order = ["setup", "build", "correctness", "sanitizer", "prepare", "gpu_wait", "performance"]
+order = ["setup", "build", "correctness", "sanitizer", "prepare", "performance"]
 print("         mean seconds per submission: " +
-      ", ".join(f"{k} {phases[k] / n:.2f}" for k in order if k in phases))
+      ", ".join(f"{k} {phases[k] / n:.2f}" for k in order if k in phases) +
+      f"; the GPU to itself {exclusive_s / n:.2f} (timed samples and ncu: the serial part of a batch)")
 busy, gpu, procs, samples = [], [], {}, 0
 for line in (mon.read_text().splitlines() if mon.exists() else []):
     prev, cur, util, counts = line.split("|", 3)

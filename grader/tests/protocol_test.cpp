@@ -270,7 +270,7 @@ TEST(Protocol, ReportsAReplyThatEndsEarly) {
   EXPECT_NE(error.find("no reply"), std::string::npos) << error;
 
   EXPECT_FALSE(read_raw(header_bytes(valid_header(3, 5)).substr(0, 20), 3, 5, error));
-  EXPECT_NE(error.find("20 of 56 bytes of the header"), std::string::npos) << error;
+  EXPECT_NE(error.find("20 of " + std::to_string(sizeof(sg::proto::ReplyHeader)) + " bytes of the header"), std::string::npos) << error;
 
   // A valid header and message, then only 7 of the 15 floats of C.
   ReplyHeader h = valid_header(3, 5);

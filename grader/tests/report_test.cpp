@@ -79,6 +79,7 @@ sg::Timing timing(bool implausible) {
   t.cublas_gflops = 4295.0;
   t.samples = 15;
   t.overhead_ms = 0.041;
+  t.student_floor_ms = 1.875;
   t.implausible = implausible;
   if (implausible) t.implausible_reason = "faster than cuBLAS allows";
   return t;
@@ -705,7 +706,14 @@ TEST(ReportMarkdown, PerformanceSection) {
   for (const char* cell : {"| 2 |", "| 3.1% |", "| 15 |", "| 3 |", "| 1.5x |", "| 6x |", "| 25% |", "| yes |"})
     EXPECT_TRUE(contains(row, cell)) << cell << " missing in " << row;
   EXPECT_TRUE(contains(md, "faster than cuBLAS allows"));
-  EXPECT_TRUE(contains(md, "Timed by the grader's clock: request overhead 0.041 ms subtracted")) << md;
+  EXPECT_TRUE(contains(md, "Timed by CUDA events around each launch, never below the grader's own clock")) << md;
+  EXPECT_TRUE(contains(md, "at least 1.875 ms")) << md;
+  EXPECT_FALSE(contains(md, "event times were below")) << md;
+  sg::GradeResult floored = sample("gpu");
+  for (auto& t : floored.tests)
+    if (t.timing) t.timing->student_floor_used = true;
+  EXPECT_TRUE(contains(sg::report_markdown(floored), "the runner's own event times were below the grader's clock; "
+                                                     "the grader's 1.875 ms was used"));
 
   const std::string cpu = sg::report_markdown(sample("cpu"));
   EXPECT_TRUE(contains(cpu, "not measured on the CPU backend"));

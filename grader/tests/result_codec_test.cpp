@@ -36,6 +36,7 @@ sg::GradeResult full_result() {
   r.seed_given = true;
   r.execution_time = 12.345678901234567;
   r.compile_time = 0.1;
+  r.gpu_exclusive_time = 0.7;
   r.phase_seconds = {{"setup", 0.25}, {"build", 3.0}, {"build", 1e-9}};
   r.leaderboard_gflops = 812.5;
 
@@ -84,6 +85,13 @@ sg::GradeResult full_result() {
   t.reference_gflops = 1015.625;
   t.cublas_gflops = 4062.5;
   t.overhead_ms = 0.0415;
+  t.student_floor_ms = 2.05;
+  t.student_floor_used = true;
+  t.raw.student_request = {2.31, 2.29};
+  t.raw.student_event = {2.1, 2.09};
+  t.raw.reference_request = {2.3};
+  t.raw.reference_event = {2.08};
+  t.raw.empty_request = {0.2, 0.21, 0.25};
   t.implausible = true;
   t.implausible_reason = "faster than cuBLAS";
   t.timed_output_wrong = true;
@@ -141,6 +149,7 @@ TEST(ResultCodec, EveryFieldSurvivesARoundTrip) {
   EXPECT_EQ(out.seed_given, in.seed_given);
   EXPECT_EQ(out.execution_time, in.execution_time);
   EXPECT_EQ(out.compile_time, in.compile_time);
+  EXPECT_EQ(out.gpu_exclusive_time, in.gpu_exclusive_time);
   EXPECT_EQ(out.phase_seconds, in.phase_seconds);
   EXPECT_EQ(out.leaderboard_gflops, in.leaderboard_gflops);
   ASSERT_EQ(out.tests.size(), in.tests.size());
@@ -195,6 +204,13 @@ TEST(ResultCodec, EveryFieldSurvivesARoundTrip) {
       EXPECT_EQ(y.reference_gflops, x.reference_gflops);
       EXPECT_EQ(y.cublas_gflops, x.cublas_gflops);
       EXPECT_EQ(y.overhead_ms, x.overhead_ms);
+      EXPECT_EQ(y.student_floor_ms, x.student_floor_ms);
+      EXPECT_EQ(y.student_floor_used, x.student_floor_used);
+      EXPECT_EQ(y.raw.student_request, x.raw.student_request);
+      EXPECT_EQ(y.raw.student_event, x.raw.student_event);
+      EXPECT_EQ(y.raw.reference_request, x.raw.reference_request);
+      EXPECT_EQ(y.raw.reference_event, x.raw.reference_event);
+      EXPECT_EQ(y.raw.empty_request, x.raw.empty_request);
       EXPECT_EQ(y.timed_output_wrong, x.timed_output_wrong);
       EXPECT_EQ(y.implausible, x.implausible);
       EXPECT_EQ(y.implausible_reason, x.implausible_reason);
@@ -233,7 +249,8 @@ TEST(ResultCodec, DamagedFilesAreRefusedNamingFileAndField) {
   EXPECT_NE(other.find(file + ": not a sgemm-grade-result file"), std::string::npos) << other;
 
   std::string text = good;
-  text.replace(text.find("\"version\": 1"), 12, "\"version\": 99");
+  const std::string ours = "\"version\": " + std::to_string(sg::kResultCodecVersion);
+  text.replace(text.find(ours), ours.size(), "\"version\": 99");
   const std::string newer = refusal(text);
   EXPECT_NE(newer.find("version 99"), std::string::npos) << newer;
 

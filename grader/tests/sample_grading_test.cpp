@@ -99,8 +99,13 @@ int run_grade(const Sample& s, const std::string& backend, json& results, std::s
   fs::remove_all(out);
   fs::create_directories(out);
   fs::create_directories(out / "tmp");
-  const std::string cmd = "TMPDIR='" + (out / "tmp").string() + "' timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --quiet --seed 12345 --backend " +
-                          backend + " --out '" + out.string() + "' '" + s.submission.string() + "' >'" +
+  // SG_TEST_GPU_LOCK: shards of this test run side by side on one GPU share
+  // the batch's lock, so that no shard's timing overlaps another's launches.
+  const char* lock = std::getenv("SG_TEST_GPU_LOCK");
+  const std::string lock_option = lock && *lock && backend == "gpu" ? " --gpu-lock '" + std::string(lock) + "'" : "";
+  const std::string cmd = "TMPDIR='" + (out / "tmp").string() + "' timeout -k 10 600 '" + std::string(SG_BUILD_DIR) +
+                          "/grade' --quiet --seed 12345 --backend " + backend + lock_option + " --out '" +
+                          out.string() + "' '" + s.submission.string() + "' >'" +
                           (out / "stdout.txt").string() + "' 2>'" + (out / "stderr.txt").string() + "' </dev/null";
   int rc = std::system(cmd.c_str());
   rc = WIFEXITED(rc) ? WEXITSTATUS(rc) : 128 + WTERMSIG(rc);

@@ -30,6 +30,7 @@
 #include "proc_tree.h"
 #include "proto/protocol.h"
 #include "process/process.h"
+#include "process/sandbox.h"
 
 #ifndef SG_SOURCE_ROOT
 #error "compile with -DSG_SOURCE_ROOT='\"/path/to/repo\"'"
@@ -201,6 +202,26 @@ TEST_F(Sandbox, ReportsSegmentationFault) {
   EXPECT_NE(info.describe().find("signal " + std::to_string(SIGSEGV)), std::string::npos) << info.describe();
   EXPECT_NE(info.describe().find("SIGSEGV"), std::string::npos) << info.describe();
   EXPECT_NE(info.describe().find("segmentation fault"), std::string::npos) << info.describe();
+}
+
+// Inside bubblewrap the judge's child is bwrap, which passes on a death by
+// signal N as exit code 128 + N: the report still names the signal.
+TEST_F(Sandbox, ReportsSegmentationFaultThroughBubblewrap) {
+  const sg::SandboxSupport support = sg::probe_sandbox();
+  if (!support.available()) GTEST_SKIP() << support.describe();
+  sg::SpawnOptions o;
+  o.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
+  o.env = {"PATH=/usr/bin:/bin"};
+  o.workdir = scratch_;
+  o.output_file = out_path("bwrap-segv.txt");
+  o.drop_privileges = false;
+  o.sandbox = sg::runner_sandbox(support, "/bin/sh", scratch_);
+  o.sandbox.profile = sg::SandboxProfile::Sanitize;  // the shell's kill runs in-process; any profile will do
+  sg::Child child = start(o);
+  const sg::ExitInfo info = child.wait(30);
+  EXPECT_FALSE(info.exited) << info.describe();
+  EXPECT_EQ(info.signal, SIGSEGV) << info.describe();
+  EXPECT_NE(info.describe().find("SIGSEGV"), std::string::npos) << info.describe();
 }
 
 TEST_F(Sandbox, KillsHangAtDeadline) {

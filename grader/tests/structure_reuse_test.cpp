@@ -4,11 +4,15 @@
 // fields, and which shapes memcheck and racecheck run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include <fstream>
 #include <set>
 #include <string>
 
 #include "backends/gpu/ncu_reuse.h"
+#include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "model/result_codec.h"
 #include "pipeline/checks.h"
@@ -101,6 +105,21 @@ TEST(NcuLoads, CommandProfilesTheSelftestAtTheShape) {
   EXPECT_EQ(tail, (std::vector<std::string>{"/w/runner", "--selftest", "7", "42", "1024", "512", "256"}));
   EXPECT_NE(std::find(argv.begin(), argv.end(), std::string(kGlobalLoadMetric)), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), std::string("--csv")), argv.end());
+  // The submission's prints go nowhere near ncu's table.
+  const auto runner_at = std::find(argv.begin(), argv.end(), std::string("/w/runner"));
+  ASSERT_NE(runner_at, argv.begin());
+  EXPECT_NE(std::prev(runner_at)->find(">/dev/null 2>&1"), std::string::npos) << *std::prev(runner_at);
+}
+
+// bubblewrap reports a death by signal N as exit code 128 + N, and
+// compute-sanitizer reports errors as 10: the selftest's success codes must
+// be neither, or a clean run would read as a crash (seen on the H100).
+TEST(NcuLoads, SelftestExitCodesStayClearOfSignalsAndTheSanitizersCode) {
+  for (unsigned long token = 0; token < 1000; ++token) {
+    const int code = sg::gpu::selftest_exit_code(token);
+    EXPECT_GT(code, 10) << token;
+    EXPECT_LE(code, 128) << token;
+  }
 }
 
 // A backend whose only real method is measure_reuse: what the structure check reads.
@@ -110,7 +129,7 @@ class StubBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::Gpu; }
   std::string device() const override { return "stub"; }
   BuildOutput build(const std::string&, const WorkDir&) override { return {}; }
-  RunnerConfig runner_config(const std::string&, const WorkDir&) const override { return {}; }
+  RunnerConfig runner_config(const std::string&, const WorkDir&, const std::string&) const override { return {}; }
   std::string cannot_run(const Case&) const override { return ""; }
   double case_time_limit(const Case&) const override { return 1; }
   void oracle(const Case&, const CaseInputs&, std::vector<double>&, std::vector<double>&) override {}
@@ -121,6 +140,7 @@ class StubBackend final : public Backend {
   double roofline_ms(const Case&, const CaseInputs&, int) override { return 0; }
   std::unique_ptr<DeviceHold> shared_hold() override { return nullptr; }
   std::unique_ptr<DeviceHold> exclusive_hold() override { return nullptr; }
+  double exclusive_seconds() const override { return 0; }
 
  private:
   ReuseMeasurement m_;

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -81,9 +82,10 @@ class TimedSamples : public ::testing::Test {
   sg::TimingEvidence student(const std::string& mode, std::string& failure) {
     sg::RunnerSession session(config(runner_, mode, dir_));
     sg::TimingEvidence e;
-    std::vector<sg::PendingOutput> pending;
-    failure = sg::time_student_samples(session, small_case(), 30, e, pending);
-    if (failure.empty()) failure = sg::check_student_samples(session, small_case(), 30, pending, e);
+    std::vector<sg::FetchedOutput> fetched;
+    failure = sg::time_student_samples(session, small_case(), 30, e, fetched);
+    session.stop();  // the outputs are checked once the runner has ended
+    if (failure.empty()) sg::check_student_outputs(small_case(), fetched, e);
     return e;
   }
 
@@ -96,8 +98,36 @@ TEST_F(TimedSamples, HonestOutputsPassAndEverySampleIsTimedByTheJudge) {
   const sg::TimingEvidence e = student("honest", failure);
   EXPECT_EQ(failure, "");
   ASSERT_EQ(e.student_ms.size(), 5u);
-  for (double ms : e.student_ms) EXPECT_GT(ms, 0.0);
+  ASSERT_EQ(e.student_event_ms.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_GT(e.student_ms[i], 0.0);
+    EXPECT_GT(e.student_event_ms[i], 0.0);  // the stand-in's own clock around its product
+    EXPECT_LE(e.student_event_ms[i], e.student_ms[i]);
+  }
   EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+}
+
+// The warm-ups fill every slot: no timed sample allocates one.
+TEST_F(TimedSamples, EverySlotIsAllocatedByAWarmUp) {
+  sg::RunnerSession session(config(runner_, "honest", dir_));
+  const sg::Case c = small_case();  // 1 warm-up asked for, 5 samples
+  sg::TimingEvidence e;
+  std::vector<sg::FetchedOutput> fetched;
+  ASSERT_EQ(sg::time_student_samples(session, c, 30, e, fetched), "");
+  ASSERT_EQ(fetched.size(), 5u);
+  session.stop();
+  sg::check_student_outputs(c, fetched, e);
+  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+  std::istringstream said(session.captured_output(1 << 16));
+  int firsts = 0;
+  for (std::string line; std::getline(said, line);) {
+    int slot = -1;
+    long request = 0;
+    if (std::sscanf(line.c_str(), "slot %d first used by request %ld", &slot, &request) != 2) continue;
+    ++firsts;
+    EXPECT_LE(request, c.performance.samples) << line;  // one of the 5 warm-ups
+  }
+  EXPECT_EQ(firsts, c.performance.samples);
 }
 
 TEST_F(TimedSamples, AReplayedOutputFailsFreivalds) {
@@ -123,6 +153,8 @@ TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
   EXPECT_EQ(e.overhead_ms.size(), 5u);
   EXPECT_EQ(e.reference_ms.size(), 5u);
   EXPECT_EQ(e.naive_ms.size(), 3u);  // a landmark: three samples are enough
+  EXPECT_EQ(e.reference_event_ms.size(), 5u);
+  EXPECT_EQ(e.naive_event_ms.size(), 3u);
   EXPECT_TRUE(e.student_ms.empty());
 }
 
@@ -131,8 +163,8 @@ TEST_F(TimedSamples, ARunnerThatDiesIsNamed) {
   rc.argv = {"/bin/false"};
   sg::RunnerSession session(rc);
   sg::TimingEvidence e;
-  std::vector<sg::PendingOutput> pending;
-  const std::string failure = sg::time_student_samples(session, small_case(), 10, e, pending);
+  std::vector<sg::FetchedOutput> fetched;
+  const std::string failure = sg::time_student_samples(session, small_case(), 10, e, fetched);
   EXPECT_NE(failure, "");
   EXPECT_TRUE(e.student_ms.empty());
 }

@@ -33,6 +33,45 @@ TEST(Timing, OverheadIsSubtractedFromBothSides) {
   EXPECT_FALSE(t.timed_output_wrong);
 }
 
+// The same samples with the runners' event times: steady, a little below
+// the requests less their overhead, as on the GPU.
+sg::TimingEvidence with_events(double student, double reference, double overhead = 0.2) {
+  sg::TimingEvidence e = honest(student, reference, overhead);
+  for (double j : e.student_ms) e.student_event_ms.push_back(j - overhead - 0.01);
+  for (double j : e.reference_ms) e.reference_event_ms.push_back(j - overhead - 0.01);
+  for (double j : e.naive_ms) e.naive_event_ms.push_back(j - overhead - 0.01);
+  return e;
+}
+
+TEST(Timing, EventTimesAboveTheJudgesFloorAreUsed) {
+  const sg::Timing t = sg::evaluate_timing(with_events(4.0, 4.0));
+  EXPECT_NEAR(t.student_ms, 4.04 - 0.01, 1e-9);
+  EXPECT_NEAR(t.reference_ms, 4.0 - 0.01, 1e-9);
+  // The median request, less the reference requests' cost beyond the launch (0.21), less 3%.
+  EXPECT_NEAR(t.student_floor_ms, 4.24 - 0.21 - 0.03 * 4.24, 1e-9);
+  EXPECT_FALSE(t.student_floor_used);
+  EXPECT_NEAR(t.student_spread, 0.08 / 4.03, 1e-9);
+}
+
+TEST(Timing, AnUnderReportingRunnerGetsTheJudgesFloor) {
+  sg::TimingEvidence e = with_events(4.0, 4.0);
+  for (double& ms : e.student_event_ms) ms = 0.001;  // a runner that claims its kernel took no time
+  const sg::Timing t = sg::evaluate_timing(e);
+  EXPECT_TRUE(t.student_floor_used);
+  EXPECT_NEAR(t.student_ms, 4.24 - 0.21 - 0.03 * 4.24, 1e-9);
+  // What it gained over its honest self is the slack, no more.
+  EXPECT_LE(t.speedup / (3.99 / 4.03), 1.0 / (1 - 0.03 * 4.24 / 4.03) + 1e-9);
+}
+
+TEST(Timing, AFewDelayedRequestsLeaveAnHonestRunnerOnItsEvents) {
+  sg::TimingEvidence e = with_events(4.0, 4.0);
+  for (int i = 0; i < 4; ++i) e.student_ms[i] += 0.5;  // 4 of 9 requests woke late
+  const sg::Timing t = sg::evaluate_timing(e);
+  EXPECT_FALSE(t.student_floor_used);
+  EXPECT_LE(t.student_ms, 4.08 - 0.01 + 1e-9);  // still one of its own event times (3.99 to 4.07)
+  EXPECT_FALSE(t.implausible) << t.implausible_reason;
+}
+
 TEST(Timing, SameKernelBothSidesGivesSpeedupOne) {
   // The reference graded against itself: the same raw times on both sides.
   sg::TimingEvidence e = honest(3.2, 3.2, 0.12);

@@ -50,6 +50,9 @@ TEST(TrustedTiming, ReferenceAgainstItselfIsSpeedupOneWithFullPoints) {
       EXPECT_LE(tm["speedup"].get<double>(), 1.1) << tag << " " << name;
       EXPECT_GT(tm["overhead_ms"].get<double>(), 0.0) << tag << " " << name;
       EXPECT_FALSE(tm["timed_output_wrong"].get<bool>()) << tag << " " << name;
+      // An honest runner's events sit above the grader's floor, which stays close under them.
+      EXPECT_FALSE(tm["student_floor_used"].get<bool>()) << tag << " " << name;
+      EXPECT_GT(tm["student_floor_ms"].get<double>(), 0.8 * tm["student_ms"].get<double>()) << tag << " " << name;
     }
     EXPECT_EQ(timed, 2) << tag << ": the default suite has two performance cases";
   }

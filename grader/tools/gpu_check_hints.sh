@@ -3,7 +3,11 @@
 # backend and holds each to its expect.yaml: state, score range (`score:`),
 # tests that must fail or pass, and the first hint a student reads
 # (first_hint words, first_hint_id). One line per sample, a summary last.
-#   bash grader/tools/gpu_check_hints.sh HALF     # HALF 0 or 1: every other sample
+#   bash grader/tools/gpu_check_hints.sh K        # K in 0..SHARDS-1: every SHARDS-th sample
+# SHARDS (default 2) shards may run at once: GPU_LOCK=FILE makes them share
+# the batch's lock (--gpu-lock), so that no shard's timing overlaps another's
+# launches. LIMIT: seconds per grading (default 300: a kernel that deadlocks
+# runs every case to its limit).
 # BACKEND=cpu tries the script without a GPU (expectations are still the GPU's);
 # ONLY=REGEX grades only the samples whose folder matches.
 # Run from the kit's root on a GPU machine. Logs and reports: $OUT/hints/ (or
@@ -12,7 +16,10 @@
 # are not are listed as "not materialised".
 set -u
 half=${1:-${HALF:-0}}
-case "$half" in 0|1) ;; *) echo "usage: $0 0|1" >&2; exit 2 ;; esac
+shards=${SHARDS:-2}
+[[ "$half" =~ ^[0-9]+$ && "$shards" =~ ^[0-9]+$ && "$half" -lt "$shards" ]] || {
+  echo "usage: $0 K (0 <= K < SHARDS=$shards)" >&2; exit 2; }
+lock=(); [ -n "${GPU_LOCK:-}" ] && lock=(--gpu-lock "$GPU_LOCK")
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 1
 out=${OUT:-$root/gpu-logs}/hints
@@ -24,7 +31,7 @@ mapfile -t samples < <(find grader/samples/real grader/samples/bugs -mindepth 2 
 i=0
 for dir in "${samples[@]}"; do
   i=$((i + 1))
-  [ $(( (i - 1) % 2 )) -eq "$half" ] || continue
+  [ $(( (i - 1) % shards )) -eq "$half" ] || continue
   [[ -z "${ONLY:-}" || "$dir" =~ ${ONLY:-} ]] || continue
   name=$(basename "$(dirname "$dir")")_$(basename "$dir")
   src=$(sed -n 's/^source:[[:space:]]*\([^[:space:]#]*\).*/\1/p' "$dir/expect.yaml" | head -1)
@@ -35,15 +42,15 @@ for dir in "${samples[@]}"; do
     continue
   fi
   t0=$(date +%s)
-  TMPDIR="$out/$name/tmp" timeout -k 10 150 build/grade --quiet --seed 12345 --backend "${BACKEND:-gpu}" \
+  TMPDIR="$out/$name/tmp" timeout -k 10 "${LIMIT:-300}" build/grade --quiet --seed 12345 --backend "${BACKEND:-gpu}" "${lock[@]}" \
     --out "$out/$name/reports" "$sub" >"$out/$name/terminal.txt" 2>&1
   echo "rc=$? seconds=$(( $(date +%s) - t0 ))" >"$out/$name/status"
 done
 
 # The table: expected vs actual, read back from each results.json.
-python3 - "$out" "$half" "${samples[@]}" <<'PY'
+python3 - "$out" "$half" "$shards" "${samples[@]}" <<'PY'
 import json, os, re, sys
-out, half, dirs = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+out, half, shards, dirs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 only = os.environ.get("ONLY", "")
 
 def flow_list(v):
@@ -65,7 +72,7 @@ def expect(path):
 
 rows, held, failed, missing = [], 0, 0, 0
 for i, d in enumerate(dirs):
-    if i % 2 != half:
+    if i % shards != half:
         continue
     name = os.path.basename(os.path.dirname(d)) + "_" + os.path.basename(d)
     e = expect(os.path.join(d, "expect.yaml"))
@@ -123,5 +130,5 @@ w = [max(len(r[c]) for r in rows + [("sample", "expected", "actual", "first hint
 print(f'{"sample":<{w[0]}}  {"expected":<{w[1]}}  {"actual":<{w[2]}}  {"first hint id":<{w[3]}}  holds')
 for r in rows:
     print(f"{r[0]:<{w[0]}}  {r[1]:<{w[1]}}  {r[2]:<{w[2]}}  {r[3]:<{w[3]}}  {r[4]}")
-print(f"half {half}: {held} hold, {failed} do not, {missing} not graded; first hints in {out}/*/first_hint.txt")
+print(f"shard {half} of {shards}: {held} hold, {failed} do not, {missing} not graded; first hints in {out}/*/first_hint.txt")
 PY

@@ -86,8 +86,11 @@ class Backend {
 
   // Builds the private copy `kernel` of the submission into a runner under work.sub("build").
   virtual BuildOutput build(const std::string& kernel, const WorkDir& work) = 0;
-  // How this backend's runners start (argv[0] is `runner`).
-  virtual RunnerConfig runner_config(const std::string& runner, const WorkDir& work) const = 0;
+  // How this backend's runners start (argv[0] is `runner`), with the
+  // scratch folder work.sub(scratch): the baseline runner gets one of its own,
+  // so that nothing a student's runner left in its folder reaches it.
+  virtual RunnerConfig runner_config(const std::string& runner, const WorkDir& work,
+                                     const std::string& scratch = "scratch") const = 0;
 
   // Why the case cannot run here (e.g. too big for the device's memory), or "".
   virtual std::string cannot_run(const Case& c) const = 0;
@@ -113,9 +116,14 @@ class Backend {
   // The judge's own roofline: cuBLAS SGEMM on the same inputs, median ms.
   virtual double roofline_ms(const Case& c, const CaseInputs& in, int samples) = 0;
 
-  // Holds on a device that other gradings share (nullptr when it is not shared).
+  // Holds on a device that other gradings share. A shared hold is nullptr
+  // when the device is not shared; an exclusive one may be a hold on nothing
+  // that only counts its time.
   virtual std::unique_ptr<DeviceHold> shared_hold() = 0;
   virtual std::unique_ptr<DeviceHold> exclusive_hold() = 0;
+  // Seconds this grading held the device to itself (or would have, were it
+  // shared): gradings that share one GPU finish at most 60 / this a minute.
+  virtual double exclusive_seconds() const = 0;
 };
 
 }  // namespace sg

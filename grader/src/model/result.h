@@ -81,6 +81,14 @@ struct Comparison {
 
 // Raw and derived timings of a performance case (milliseconds), all from the
 // judge's clock around synchronous requests, less the request overhead.
+// Every timed sample as taken, in ms: the evidence behind a Timing, kept for
+// disputes and for tuning the rules in pipeline/timing.h.
+struct TimingSamples {
+  std::vector<double> student_request, student_event;      // the judge's clock; the runner's events
+  std::vector<double> reference_request, reference_event;  // the same, in the baseline runner
+  std::vector<double> empty_request;                       // requests that launch nothing
+};
+
 struct Timing {
   double student_ms = 0, student_spread = 0;  // median; (max-min)/median of the samples
   double reference_ms = 0, naive_ms = 0, cublas_ms = 0;
@@ -92,12 +100,18 @@ struct Timing {
   // inputs, poison C, synchronise, digest, reply), measured on the baseline
   // runner and subtracted from every sample of both sides.
   double overhead_ms = 0;
+  // The judge's floor under the student's time at its median request, and
+  // whether the floor decided it: the runner's own event times were below
+  // it in most samples (pipeline/timing.h).
+  double student_floor_ms = 0;
+  bool student_floor_used = false;
   bool implausible = false;  // flagged: earns no performance points
   std::string implausible_reason;
   // A timed sample's output failed its check (digest or Freivalds'): the
   // kernel computed something else when timed. Implies implausible.
   bool timed_output_wrong = false;
   int samples = 0;
+  TimingSamples raw;
 };
 
 // Data reuse of the structure check: how many times each value loaded from
@@ -144,10 +158,13 @@ struct GradeResult {
   std::vector<TestResult> tests;
   double execution_time = 0;  // seconds, whole grading
   double compile_time = 0;    // seconds spent compiling and linking
+  // Seconds the grading had the GPU to itself (timed samples, ncu): what
+  // bounds gradings per minute when a batch shares one GPU.
+  double gpu_exclusive_time = 0;
   // Where the grading's wall time went, in order: "setup", "build",
   // "correctness", "sanitizer", "prepare" (inputs and oracle of the timed
-  // cases), "gpu_wait" (waiting for exclusive use of a shared GPU),
-  // "performance". For batch throughput work; reports show only the total.
+  // cases), "performance" (with any wait for the GPU to itself). For batch
+  // throughput work; reports show only the total.
   std::vector<std::pair<std::string, double>> phase_seconds;
   std::optional<double> leaderboard_gflops;  // best correct, plausible GFLOP/s
 

@@ -132,6 +132,21 @@ Comparison decode_comparison(const Reader& j) {
   return c;
 }
 
+Json reals(const std::vector<double>& v) {
+  Json out = Json::array();
+  for (double x : v) out.push_back(real(x));
+  return out;
+}
+
+std::vector<double> decode_reals(const Reader& j, const std::string& key) {
+  std::vector<double> out;
+  j.each(key, [&](const Json& v, const std::string& at) {
+    if (!v.is_number()) throw std::runtime_error(at + " is not a number");
+    out.push_back(v.get<double>());
+  });
+  return out;
+}
+
 Json encode_timing(const Timing& t) {
   return {{"student_ms", real(t.student_ms)},
           {"student_spread", real(t.student_spread)},
@@ -143,10 +158,18 @@ Json encode_timing(const Timing& t) {
           {"reference_gflops", real(t.reference_gflops)},
           {"cublas_gflops", real(t.cublas_gflops)},
           {"overhead_ms", real(t.overhead_ms)},
+          {"student_floor_ms", real(t.student_floor_ms)},
+          {"student_floor_used", t.student_floor_used},
           {"implausible", t.implausible},
           {"implausible_reason", t.implausible_reason},
           {"timed_output_wrong", t.timed_output_wrong},
-          {"samples", t.samples}};
+          {"samples", t.samples},
+          {"raw",
+           {{"student_request", reals(t.raw.student_request)},
+            {"student_event", reals(t.raw.student_event)},
+            {"reference_request", reals(t.raw.reference_request)},
+            {"reference_event", reals(t.raw.reference_event)},
+            {"empty_request", reals(t.raw.empty_request)}}}};
 }
 
 Timing decode_timing(const Reader& j) {
@@ -162,10 +185,18 @@ Timing decode_timing(const Reader& j) {
   t.cublas_gflops = j.real("cublas_gflops");
   // Optional: results written before the grader timed with its own clock lack them.
   if (j.has("overhead_ms")) t.overhead_ms = j.real("overhead_ms");
+  t.student_floor_ms = j.real("student_floor_ms");
+  t.student_floor_used = j.flag("student_floor_used");
   t.implausible = j.flag("implausible");
   t.implausible_reason = j.text("implausible_reason");
   if (j.has("timed_output_wrong")) t.timed_output_wrong = j.flag("timed_output_wrong");
   t.samples = j.small("samples");
+  const Reader raw = j.sub("raw");
+  t.raw.student_request = decode_reals(raw, "student_request");
+  t.raw.student_event = decode_reals(raw, "student_event");
+  t.raw.reference_request = decode_reals(raw, "reference_request");
+  t.raw.reference_event = decode_reals(raw, "reference_event");
+  t.raw.empty_request = decode_reals(raw, "empty_request");
   return t;
 }
 
@@ -264,6 +295,7 @@ std::string encode_result(const GradeResult& r) {
                {"tests", tests},
                {"execution_time", real(r.execution_time)},
                {"compile_time", real(r.compile_time)},
+               {"gpu_exclusive_time", real(r.gpu_exclusive_time)},
                {"phase_seconds", phases},
                {"leaderboard_gflops", r.leaderboard_gflops ? real(*r.leaderboard_gflops) : Json()}};
   // The model's strings are already valid UTF-8 (text_clean); `replace` keeps a bad byte from aborting a grading.
@@ -315,6 +347,7 @@ GradeResult decode_result(const std::string& text, const std::string& where) {
   });
   r.execution_time = j.real("execution_time");
   r.compile_time = j.real("compile_time");
+  r.gpu_exclusive_time = j.real("gpu_exclusive_time");
   j.each("phase_seconds", [&](const Json& v, const std::string& at) {
     if (!v.is_object()) throw std::runtime_error(at + " is not an object");
     const Reader p(v, at + ".");

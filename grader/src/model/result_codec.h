@@ -11,7 +11,7 @@
 namespace sg {
 
 inline constexpr const char* kResultFile = "grade-result.json";
-inline constexpr int kResultCodecVersion = 1;
+inline constexpr int kResultCodecVersion = 2;
 
 // The JSON text of `r` (ends with a newline).
 std::string encode_result(const GradeResult& r);

@@ -72,7 +72,7 @@ class Grader {
     std::size_t pi;  // its performance test
     PreparedCase prepared;  // its inputs, for the cuBLAS roofline
     TimingEvidence evidence;
-    std::vector<PendingOutput> pending;  // timed outputs still to be checked
+    std::vector<FetchedOutput> fetched;  // timed outputs still to be checked
     bool failed = false;  // a timed request failed; the performance test says why
   };
   CheckedRun checked_run(const Case& c, const PreparedCase& prepared);
@@ -81,22 +81,18 @@ class Grader {
   void correctness_case(const Case& c, std::size_t ci);
   // The untimed half of a performance case: its correctness test.
   std::optional<TimedCase> check_performance_case(const Case& c, std::size_t ci, PreparedCase prepared);
-  // The timed half: each case's student samples in an exclusive hold, their
-  // outputs checked after it; the student's runner then ends, and the
-  // baselines and the overhead are timed in the grader's baseline runner, in
-  // a second exclusive hold.
+  // The timed half, in one exclusive hold: every case's student samples
+  // (their outputs fetched); the student's runner ends; the baselines and
+  // the overhead in the grader's baseline runner, started before the hold;
+  // cuBLAS. The outputs are checked after the hold.
   void time_cases(std::vector<TimedCase>& cases);
   void time_student(TimedCase& timed);
-  void check_student(TimedCase& timed);
-  void time_baselines(std::vector<TimedCase>& cases);
+  void time_baselines(RunnerSession& baseline, TimedCase& timed);
   void score_timing(TimedCase& timed);
-  // A case's inputs and FP64 oracle result. The second thread passes
-  // own_hold: it takes a hold of its own whatever the main thread holds.
-  PreparedCase prepare(const Case& c, bool own_hold = false);
-  // A shared hold on the device for one untimed step (nothing while this
-  // grading already holds it to itself). Only the main thread may ask (a
-  // nested request would wait behind a timing that waits for us).
-  std::unique_ptr<DeviceHold> untimed_hold();
+  // A case's inputs and FP64 oracle result (also on a second thread).
+  PreparedCase prepare(const Case& c);
+  // A shared hold on the device for one untimed step. Never asked for while
+  // this grading holds the device to itself: it would wait for itself.
   std::unique_ptr<DeviceHold> take_shared_hold();
   void diagnose_across_cases();
   std::size_t index_of(const std::string& test_name) const;
@@ -111,8 +107,6 @@ class Grader {
   RunnerConfig runner_config_;  // how this grading's runners are started
   std::unique_ptr<RunnerSession> session_;
   std::vector<SizeOutcome> outcomes_;
-  bool timing_phase_ = false;                 // the timed cases hold the device to themselves
-  std::unique_ptr<DeviceHold> timing_hold_;   // held from the first timed case to the last
   std::mutex oracle_mutex_;  // the timed cases' oracles are made on a second thread
   std::mutex hold_stats_mutex_;
   double shared_wait_s_ = 0;  // time spent waiting for untimed holds
@@ -151,11 +145,6 @@ void Grader::run_checks(CheckStage stage) {
     if (wanted(c.visibility)) run_check(c, stage, ctx, r_.tests[index_of(c.name)]);
 }
 
-std::unique_ptr<DeviceHold> Grader::untimed_hold() {
-  if (timing_phase_) return nullptr;
-  return take_shared_hold();
-}
-
 std::unique_ptr<DeviceHold> Grader::take_shared_hold() {
   const auto t0 = Clock::now();
   auto hold = backend_->shared_hold();
@@ -166,10 +155,10 @@ std::unique_ptr<DeviceHold> Grader::take_shared_hold() {
   return hold;
 }
 
-PreparedCase Grader::prepare(const Case& c, bool own_hold) {
+PreparedCase Grader::prepare(const Case& c) {
   PreparedCase p;
   p.in = make_inputs(c, r_.seed);  // host work: no hold, so a waiting timing is not kept waiting
-  const auto hold = own_hold ? take_shared_hold() : untimed_hold();
+  const auto hold = take_shared_hold();
   const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex_);
   backend_->oracle(c, p.in, p.c64, p.abs_ab);
   return p;
@@ -180,7 +169,7 @@ CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   const CaseInputs& in = prepared.in;
   const double timeout = backend_->case_time_limit(c);
   {
-    const auto hold = untimed_hold();
+    const auto hold = take_shared_hold();
     run.out = session_->run(c.m, c.k, c.n, in.a, in.b, timeout);
   }
   if (run.out.kind != CaseOutcome::Kind::Ok) return run;
@@ -196,7 +185,7 @@ CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   run.cmp = compare(ci_in);
   if (run.cmp->wrong > 0 && backend_->launches_can_differ() && double(c.m) * c.n * c.k <= 2e9) {
     // Run the same inputs again: an output that moves is a race, not a formula bug.
-    const auto hold = untimed_hold();
+    const auto hold = take_shared_hold();
     CaseOutcome again = session_->run(c.m, c.k, c.n, in.a, in.b, timeout);
     if (again.kind == CaseOutcome::Kind::Ok)
       run.differs = std::memcmp(again.reply.c.data(), run.out.reply.c.data(),
@@ -269,21 +258,41 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
 }
 
 void Grader::time_cases(std::vector<TimedCase>& cases) {
-  // Case by case: the runner keeps one shape's outputs at a time. Checking
-  // them needs no exclusive GPU, so the next grading's timing may start meanwhile.
-  for (TimedCase& t : cases) {
-    if (!timing_hold_) timing_hold_ = backend_->exclusive_hold();
-    time_student(t);
-    timing_hold_.reset();
-    check_student(t);
+  // The baseline runner holds only the grader's reference kernels. Its CUDA
+  // start-up comes before the exclusive hold, under a shared one (it uses a
+  // GPU another grading may be timing): the hold covers timed work only.
+  RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_, "baseline-scratch");
+  cfg.log_name = "baseline";
+  RunnerSession baseline(cfg);
+  {
+    const auto hold = take_shared_hold();
+    const Case& first = *cases.front().c;
+    (void)baseline.time_seeded(first.m, first.k, first.n, 1, proto::Launch::None, backend_->case_time_limit(first));
   }
-  // The student's runner ends (and is reaped, with everything it started)
-  // before the baseline runner starts: nothing of the submission can share
-  // the GPU with the baselines, or reach the baseline runner, which runs as
-  // the same unprivileged user. The baseline runner's CUDA start-up comes
-  // before the second exclusive hold, which covers its timed requests and cuBLAS.
-  session_->stop();
-  time_baselines(cases);  // the caller lets go of its exclusive hold
+  if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (timed cases)");
+  {
+    const auto hold = backend_->exclusive_hold();
+    for (TimedCase& t : cases) time_student(t);
+    // The student's runner ends (and is reaped, with everything it started:
+    // every process of this grading but the baseline runner's) before any
+    // baseline is timed: nothing of the submission shares the GPU with them.
+    session_->stop({baseline.pid()});
+    for (TimedCase& t : cases)
+      if (!t.failed) time_baselines(baseline, t);
+    baseline.stop();
+    // cuBLAS, for the report's roofline and the "faster than cuBLAS" check.
+    for (TimedCase& t : cases)
+      if (!t.failed) t.evidence.cublas_ms = backend_->roofline_ms(*t.c, t.prepared.in, std::max(5, t.c->performance.samples / 2));
+  }
+  // Checking the outputs needs every core but no GPU: after the hold.
+  for (TimedCase& t : cases) {
+    if (t.failed) continue;
+    const auto t0 = Clock::now();
+    check_student_outputs(*t.c, t.fetched, t.evidence);
+    t.fetched = {};
+    r_.tests[t.pi].seconds += seconds_since(t0);
+    score_timing(t);
+  }
 }
 
 void Grader::time_student(TimedCase& timed) {
@@ -292,65 +301,29 @@ void Grader::time_student(TimedCase& timed) {
   const auto t0 = Clock::now();
   log("timing " + c.name);
   const std::string failed =
-      time_student_samples(*session_, c, backend_->case_time_limit(c), timed.evidence, timed.pending);
+      time_student_samples(*session_, c, backend_->case_time_limit(c), timed.evidence, timed.fetched);
   if (!failed.empty()) {
     mark_not_run(p, "not measured: the timed launches failed: " + failed);
     timed.failed = true;
   }
-  p.seconds = seconds_since(t0);
+  p.seconds += seconds_since(t0);
 }
 
-void Grader::check_student(TimedCase& timed) {
-  if (timed.failed) return;
-  const Case& c = *timed.c;
-  const auto t0 = Clock::now();
-  // Shared: fetching the outputs uses the GPU, which another grading may be timing.
-  const auto hold = take_shared_hold();
+void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
+  log("timing the baselines of " + timed.c->name);
   const std::string failed =
-      check_student_samples(*session_, c, backend_->case_time_limit(c), timed.pending, timed.evidence);
+      time_baseline_samples(baseline, *timed.c, backend_->case_time_limit(*timed.c), timed.evidence);
   if (!failed.empty()) {
-    mark_not_run(r_.tests[timed.pi], "not measured: sending the timed outputs failed: " + failed);
+    mark_not_run(r_.tests[timed.pi], "not measured: the grader's baseline runner failed: " + failed);
     timed.failed = true;
   }
-  r_.tests[timed.pi].seconds += seconds_since(t0);
-}
-
-void Grader::time_baselines(std::vector<TimedCase>& cases) {
-  if (std::all_of(cases.begin(), cases.end(), [](const TimedCase& t) { return t.failed; })) return;
-  RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_);
-  cfg.log_name = "baseline";
-  RunnerSession baseline(cfg);
-  // Its CUDA start-up (an untimed request that launches nothing) outside the
-  // exclusive hold; shared, as it uses a GPU another grading may be timing.
-  const auto first = std::find_if(cases.begin(), cases.end(), [](const TimedCase& t) { return !t.failed; });
-  {
-    const auto hold = take_shared_hold();
-    (void)baseline.time_seeded(first->c->m, first->c->k, first->c->n, 1, proto::Launch::None,
-                               backend_->case_time_limit(*first->c));
-  }
-  if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (baselines)");
-  timing_hold_ = backend_->exclusive_hold();
-  for (TimedCase& t : cases) {
-    if (t.failed) continue;
-    log("timing the baselines of " + t.c->name);
-    const std::string failed = time_baseline_samples(baseline, *t.c, backend_->case_time_limit(*t.c), t.evidence);
-    if (!failed.empty()) {
-      mark_not_run(r_.tests[t.pi], "not measured: the grader's baseline runner failed: " + failed);
-      t.failed = true;
-    }
-  }
-  baseline.stop();
-  for (TimedCase& t : cases) score_timing(t);
 }
 
 void Grader::score_timing(TimedCase& timed) {
   if (timed.failed) return;
   const Case& c = *timed.c;
   TestResult& p = r_.tests[timed.pi];
-  const int samples = c.performance.samples;
-  TimingEvidence& e = timed.evidence;
-  e.cublas_ms = backend_->roofline_ms(c, timed.prepared.in, std::max(5, samples / 2));
-  Timing tm = evaluate_timing(e);
+  Timing tm = evaluate_timing(timed.evidence);
   p.score = round2(performance_points(c.performance, tm));
   char buf[512];
   std::snprintf(buf, sizeof buf,
@@ -361,11 +334,15 @@ void Grader::score_timing(TimedCase& timed) {
   p.verdict = buf;
   std::snprintf(buf, sizeof buf,
                 "median of %d samples; student %.3f ms (spread %.1f%%), reference %.3f ms, naive %.3f ms, cuBLAS %.3f ms\n"
-                "timed by the grader's clock: request overhead %.3f ms subtracted; every timed output checked "
-                "(digest and Freivalds' test)\n",
+                "timed by CUDA events, never below the grader's clock less the request's overhead and 3%% "
+                "(%.3f ms at the median request; a request that launches nothing: %.3f ms); every timed output "
+                "checked (digest and Freivalds' test)\n",
                 tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms,
-                tm.overhead_ms);
+                tm.student_floor_ms, tm.overhead_ms);
   p.detail = buf;
+  if (tm.student_floor_used)
+    p.detail += "the runner's own event times were below the grader's clock in most samples: the grader's "
+                "figures were used\n";
   if (tm.timed_output_wrong) {
     p.verdict = "no performance points: " + tm.implausible_reason;
     p.status = Status::Failed;
@@ -466,7 +443,7 @@ GradeResult Grader::run() {
       std::map<std::string, PreparedCase> made;
       for (const Case& c : suite_.cases)
         if (c.has_performance && wanted(c.visibility) && backend_->cannot_run(c).empty())
-          made.emplace(c.name, prepare(c, true));
+          made.emplace(c.name, prepare(c));
       return made;
     });
   run_checks(CheckStage::BeforeCases);
@@ -490,15 +467,8 @@ GradeResult Grader::run() {
       to_time.push_back(std::move(*timed));
   }
   end_phase("prepare");
-  if (!to_time.empty()) {
-    if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (timed cases)");
-    timing_phase_ = true;
-    timing_hold_ = backend_->exclusive_hold();
-  }
-  end_phase("gpu_wait");
   if (!to_time.empty()) time_cases(to_time);
-  timing_hold_.reset();  // the timings are done: let the next grading's timing start
-  timing_phase_ = false;
+  r_.gpu_exclusive_time = backend_->exclusive_seconds();
   if (shared_holds_ > 0) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "shared GPU: %d untimed holds waited %.2f s in all", shared_holds_, shared_wait_s_);

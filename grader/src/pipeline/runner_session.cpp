@@ -79,18 +79,29 @@ bool RunnerSession::ensure_started(std::string& error) {
   return true;
 }
 
+namespace {
+constexpr double kCrashGraceS = 0.5;
+}  // namespace
+
 CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::string& cause) {
   CaseOutcome out;
   out.kind = kind;
   out.cause = cause;
   failed_ = true;
   if (child_) {
-    // Everything the dead runner left dies with it; the spare lives on.
-    ExitInfo info = child_->kill_all(false);
+    // A runner that crashed is given a moment to end by itself (inside the
+    // sandbox its death reaches the judge through bubblewrap), so that the
+    // report names its signal; then everything it left dies with it. The
+    // spare lives on.
+    ExitInfo info = kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError
+                        ? child_->wait(kCrashGraceS, false)
+                        : child_->kill_all(false);
     kill_all_descendants({spare_ ? spare_->pid() : 0});
     // A runner that died on its own says how; one we killed just "timed out".
     if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
-      if (kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError)
+      if (info.timed_out)
+        out.cause += " (the runner did not end by itself and was killed)";
+      else if (kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError)
         out.cause += " (runner " + info.describe() + ")";
     }
     child_.reset();

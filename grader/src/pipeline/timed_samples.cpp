@@ -41,18 +41,22 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
 }
 
 std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<PendingOutput>& pending) {
+                                 std::vector<FetchedOutput>& fetched) {
   FreshSeeds seeds;
-  // At least one warm-up: the first sample of a shape allocates the runner's buffers.
-  for (int w = 0; w < std::max(1, c.performance.warmups); ++w) {
-    const CaseOutcome out = student.time_seeded(c.m, c.k, c.n, seeds.next(), proto::Launch::BasicSgemm, limit_s);
+  // Warm-ups into every slot the samples will use: a slot's first sample
+  // allocates its buffer, which no timed sample may pay for.
+  const int slots = std::min(c.performance.samples, proto::kMaxSeededSlots);
+  for (int w = 0; w < std::max({1, c.performance.warmups, slots}); ++w) {
+    const CaseOutcome out =
+        student.time_seeded(c.m, c.k, c.n, seeds.next(), proto::Launch::BasicSgemm, limit_s, w % std::max(1, slots));
     if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
   }
+  std::vector<PendingOutput> pending;
   for (int s = 0; s < c.performance.samples; ++s) {
-    // Every output slot holds an unchecked sample (a suite of more samples
-    // than slots): check those now, at the cost of one pause.
+    // Every output slot holds an unfetched sample (a suite of more samples
+    // than slots): fetch those now, at the cost of one pause.
     if (pending.size() == static_cast<std::size_t>(proto::kMaxSeededSlots)) {
-      const std::string failed = check_student_samples(student, c, limit_s, pending, e);
+      const std::string failed = fetch_student_outputs(student, c, limit_s, pending, fetched);
       if (!failed.empty()) return failed;
       pending.clear();
     }
@@ -61,23 +65,30 @@ std::string time_student_samples(RunnerSession& student, const Case& c, double l
     const CaseOutcome timed = student.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, slot);
     if (timed.kind != CaseOutcome::Kind::Ok) return timed.cause;
     e.student_ms.push_back(timed.judge_ms);
+    e.student_event_ms.push_back(timed.reply.header.launch_event_ms);
     pending.push_back({slot, seed, timed.reply.header});
+  }
+  return fetch_student_outputs(student, c, limit_s, pending, fetched);
+}
+
+std::string fetch_student_outputs(RunnerSession& student, const Case& c, double limit_s,
+                                  const std::vector<PendingOutput>& pending, std::vector<FetchedOutput>& fetched) {
+  for (const PendingOutput& p : pending) {
+    CaseOutcome output = student.seeded_output(c.m, c.k, c.n, limit_s, p.slot);
+    if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
+    fetched.push_back({p.seed, p.committed, std::move(output.reply.c)});
   }
   return "";
 }
 
-std::string check_student_samples(RunnerSession& student, const Case& c, double limit_s,
-                                  const std::vector<PendingOutput>& pending, TimingEvidence& e) {
+void check_student_outputs(const Case& c, const std::vector<FetchedOutput>& fetched, TimingEvidence& e) {
   FreshSeeds seeds;
-  for (const PendingOutput& p : pending) {
-    const CaseOutcome output = student.seeded_output(c.m, c.k, c.n, limit_s, p.slot);
-    if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
+  for (const FetchedOutput& f : fetched) {
     // x is drawn only now, after the runner has sent its output.
     const std::string wrong =
-        check_timed_output(c.m, c.k, c.n, p.seed, output.reply.c, p.committed, seeds.next(), c.tolerance_factor);
+        check_timed_output(c.m, c.k, c.n, f.seed, f.c, f.committed, seeds.next(), c.tolerance_factor);
     if (!wrong.empty() && e.wrong_outputs++ == 0) e.first_wrong_output = wrong;
   }
-  return "";
 }
 
 std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e) {
@@ -87,6 +98,7 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
   constexpr proto::Launch kKinds[3] = {proto::Launch::None, proto::Launch::BasicSgemm, proto::Launch::Naive};
   constexpr int kNaive = 2, kNaiveSamples = 3;
   std::vector<double>* series[3] = {&e.overhead_ms, &e.reference_ms, &e.naive_ms};
+  std::vector<double>* events[3] = {nullptr, &e.reference_event_ms, &e.naive_event_ms};
   std::string failure;
   std::uint64_t last_seed = 0;
   proto::ReplyHeader last_reference;
@@ -98,6 +110,7 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
       return false;
     }
     if (keep) series[kind]->push_back(out.judge_ms);
+    if (keep && events[kind]) events[kind]->push_back(out.reply.header.launch_event_ms);
     if (kKinds[kind] == proto::Launch::BasicSgemm) {
       last_seed = seed;
       last_reference = out.reply.header;

@@ -29,20 +29,34 @@ struct PendingOutput {
   proto::ReplyHeader committed;  // holds the digest the timed reply committed to
 };
 
-// The student's warm-ups and samples, back to back (each into its own output
-// slot, so the GPU never idles between them), into e.student_ms; what is to be
-// checked into `pending`. "" when every request was answered, else why not.
+// A timed sample's output, fetched from the runner, still to be checked.
+struct FetchedOutput {
+  std::uint64_t seed = 0;
+  proto::ReplyHeader committed;
+  std::vector<float> c;
+};
+
+// The student's warm-ups (one into each output slot, allocating it) and
+// samples, back to back (each into its own slot, so the GPU never idles), into e.student_ms (the judge's
+// clock) and e.student_event_ms (the runner's claim). Outputs are fetched into
+// `fetched` when every slot is used and at the end (the runner keeps one
+// shape's outputs). "" when every request was answered, else why not.
 std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<PendingOutput>& pending);
+                                 std::vector<FetchedOutput>& fetched);
 
-// Fetches and checks every pending output (digest, then Freivalds' test) into
-// e.wrong_outputs and e.first_wrong_output. Needs no exclusive GPU: called
-// after the timed requests, before the student's runner ends.
-std::string check_student_samples(RunnerSession& student, const Case& c, double limit_s,
-                                  const std::vector<PendingOutput>& pending, TimingEvidence& e);
+// Fetches the pending outputs from the runner (untimed), appending to `fetched`.
+std::string fetch_student_outputs(RunnerSession& student, const Case& c, double limit_s,
+                                  const std::vector<PendingOutput>& pending, std::vector<FetchedOutput>& fetched);
 
-// The overhead, reference and naive samples into e, interleaved with the
-// order rotating. "" when every request was answered, else why not.
+// Checks every fetched output (digest, then Freivalds' test with x drawn
+// now) into e.wrong_outputs and e.first_wrong_output. Uses every core:
+// called after the timed requests, once the student's runner has ended.
+void check_student_outputs(const Case& c, const std::vector<FetchedOutput>& fetched, TimingEvidence& e);
+
+// The overhead, reference and naive samples into e (the judge's clock and the
+// baseline runner's events), interleaved with the order rotating, and the
+// reference's last output checked. "" when every request was answered and
+// that output passed, else why not.
 std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e);
 
 }  // namespace sg

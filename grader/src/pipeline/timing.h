@@ -9,12 +9,16 @@
 
 namespace sg {
 
-// Everything here was measured by the judge: its steady clock around each
-// synchronous TimeSeeded request (proto/protocol.h), the student's in the
-// student's runner, the others in the baseline runner after it had exited.
+// Two clocks per sample. The judge's steady clock around each synchronous
+// TimeSeeded request (proto/protocol.h) is trusted but carries the request's
+// jitter; the runner's CUDA events around the launch are steady but, in the
+// student's runner, only a claim. The student's samples come from the
+// student's runner, the others from the baseline runner after it had exited.
 struct TimingEvidence {
   int m = 0, k = 0, n = 0;
-  std::vector<double> student_ms, reference_ms, naive_ms;  // raw, per sample
+  std::vector<double> student_ms, reference_ms, naive_ms;  // the judge's clock, raw, per sample
+  // The runners' event times of the same samples (empty: none reported).
+  std::vector<double> student_event_ms, reference_event_ms, naive_event_ms;
   std::vector<double> overhead_ms;  // requests that launch nothing (baseline runner)
   // Timed student samples whose output failed its digest or Freivalds' check,
   // and what the first one got wrong.
@@ -25,7 +29,13 @@ struct TimingEvidence {
 
 double median(std::vector<double> v);
 
-// Medians less the overhead, spread, speedup and GFLOP/s, and the verdict.
+// Each side's time is the median over its samples of the event time, but
+// never less than the judge's floor for that sample: the request, less what
+// a request costs beyond its launch in the baseline runner (its reference
+// requests' clock less their events), less a slack of 3% (at least 0.08 ms).
+// A runner that under-reports gains at most that slack; an honest one stays
+// on its steady events. Without event times, the median request less the
+// median overhead. Also the spread, speedup, GFLOP/s and the verdict.
 Timing evaluate_timing(const TimingEvidence& e);
 
 // Linear between zero_at and full_at; 0 for implausible timings.

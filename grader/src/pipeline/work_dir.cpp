@@ -40,11 +40,12 @@ WorkDir::WorkDir(const std::string& root, bool keep) : keep_(keep) {
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work folder under " + base);
   path_ = tmpl;
   ::chmod(path_.c_str(), 0711);  // the unprivileged runner may enter, not list
-  for (const char* s : {"build", "logs", "scratch"}) fs::create_directories(path_ + "/" + s);
+  for (const char* s : {"build", "logs", "scratch", "baseline-scratch"}) fs::create_directories(path_ + "/" + s);
   ::chmod((path_ + "/build").c_str(), 0755);
   ::chmod((path_ + "/logs").c_str(), 0700);
-  // The runner's only writable place; given to the runner user when privileges are dropped.
+  // The runners' only writable places; given to the runner user when privileges are dropped.
   ::chmod((path_ + "/scratch").c_str(), 0777);
+  ::chmod((path_ + "/baseline-scratch").c_str(), 0777);
 }
 
 WorkDir::~WorkDir() {

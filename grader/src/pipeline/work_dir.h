@@ -1,6 +1,7 @@
 // The private work folder of one grading: build/ (the submission's copy and
-// what is built from it), logs/ (the judge's own captures) and scratch/ (the
-// runner's only writable place). Removed afterwards unless kept for debugging.
+// what is built from it), logs/ (the judge's own captures), scratch/ (the
+// runner's only writable place) and baseline-scratch/ (the grader's baseline
+// runner's, which no student process can reach inside the sandbox). Removed afterwards unless kept for debugging.
 #pragma once
 #include <string>
 

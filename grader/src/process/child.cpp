@@ -66,7 +66,7 @@ Reaped reap(pid_t pid, double timeout_s, int& status) {
 
 // The ending to report after reap(); a lost status is reported as the
 // SIGKILL that the judge's sweep sends.
-bool record_ending(Reaped reaped, int status, ExitInfo& exit) {
+bool record_ending(Reaped reaped, int status, ExitInfo& exit, bool sandboxed) {
   if (reaped == Reaped::No) return false;
   const bool timed_out = exit.timed_out;
   if (reaped == Reaped::Yes) {
@@ -74,6 +74,13 @@ bool record_ending(Reaped reaped, int status, ExitInfo& exit) {
   } else {
     exit = ExitInfo{};
     exit.signal = SIGKILL;
+  }
+  // bubblewrap passes on its program's death by signal N as exit code 128 + N:
+  // the student's SIGSEGV, not a code, is what the report should name.
+  if (sandboxed && exit.exited && exit.code > 128 && exit.code < 128 + NSIG) {
+    exit.signal = exit.code - 128;
+    exit.exited = false;
+    exit.code = 0;
   }
   exit.timed_out = timed_out;
   return true;
@@ -100,7 +107,7 @@ void backoff_sleep(int& delay_us) {
 
 Child::Child(Child&& other) noexcept
     : pid_(other.pid_), to_child_(other.to_child_), from_child_(other.from_child_), status_fd_(other.status_fd_),
-      capture_fd_(other.capture_fd_), reaped_(other.reaped_), exit_(other.exit_) {
+      capture_fd_(other.capture_fd_), sandboxed_(other.sandboxed_), reaped_(other.reaped_), exit_(other.exit_) {
   other.pid_ = -1;
   other.to_child_ = other.from_child_ = other.status_fd_ = other.capture_fd_ = -1;
   other.reaped_ = true;
@@ -115,6 +122,7 @@ Child& Child::operator=(Child&& other) noexcept {
   std::swap(from_child_, old.from_child_);
   std::swap(status_fd_, old.status_fd_);
   std::swap(capture_fd_, old.capture_fd_);
+  std::swap(sandboxed_, old.sandboxed_);
   std::swap(reaped_, old.reaped_);
   std::swap(exit_, old.exit_);
   return *this;
@@ -153,7 +161,7 @@ ExitInfo Child::kill_all(bool sweep) {
     int status = 0;
     const Reaped reaped = reap(pid_, kReapAfterKillS, status);
     use_runner_status(status_fd_, reaped, status);
-    if (record_ending(reaped, status, exit_))
+    if (record_ending(reaped, status, exit_, sandboxed_))
       reaped_ = true;
     else
       exit_.signal = SIGKILL;  // stuck in the kernel for now; the destructor tries again
@@ -179,7 +187,7 @@ ExitInfo Child::wait(double timeout_s, bool sweep) {
   int status = 0;
   const Reaped reaped = reap(pid_, kReapAfterKillS, status);
   use_runner_status(status_fd_, reaped, status);
-  if (record_ending(reaped, status, exit_)) reaped_ = true;
+  if (record_ending(reaped, status, exit_, sandboxed_)) reaped_ = true;
   if (sweep) kill_all_descendants();
   return exit_;
 }

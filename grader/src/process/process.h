@@ -98,6 +98,8 @@ class Child {
   int to_child_ = -1, from_child_ = -1;
   int status_fd_ = -1;  // namespace mode: the init reports the runner's wait status here
   int capture_fd_ = -1; // the in-memory output file, when there is no output_file
+  // Run by bubblewrap, which exits with 128 + N when its program is killed by signal N.
+  bool sandboxed_ = false;
   bool reaped_ = false;
   ExitInfo exit_;
 };

@@ -328,6 +328,7 @@ std::optional<Child> Child::spawn(const SpawnOptions& opts, std::string& error) 
   child.from_child_ = reply_read.release();
   child.status_fd_ = status_read.release();
   child.capture_fd_ = captured.release();
+  child.sandboxed_ = sandboxed;
   return child;
 }
 

@@ -24,7 +24,7 @@ namespace {
 
 // Both ends are built from this header on one machine, so the header goes
 // over the wire as its raw bytes; pin the layout so a change is noticed.
-static_assert(sizeof(ReplyHeader) == 56 && std::is_trivially_copyable_v<ReplyHeader>,
+static_assert(sizeof(ReplyHeader) == 64 && std::is_trivially_copyable_v<ReplyHeader>,
               "ReplyHeader layout is part of the wire format");
 static_assert(sizeof(RunCaseRequest) == 48 && std::is_trivially_copyable_v<RunCaseRequest>,
               "RunCaseRequest layout is part of the wire format");

@@ -19,9 +19,10 @@ constexpr int kReplyFd = 4;                   // runner writes replies here
 //   wire (A: m*k floats, then B: k*n floats, row-major); the reply carries C.
 // TimeSeeded: one timed sample, timed by the judge's clock around the whole
 //   exchange. The runner flushes L2, makes A and B on the device from `seed`
-//   (proto/seeded_inputs.h), poisons C, calls what `launch` names,
-//   synchronises the device and replies with the digest of C, committing to
-//   its output before the judge asks for it. No data follows either way.
+//   (proto/seeded_inputs.h), poisons C, calls what `launch` names between
+//   two CUDA events, synchronises the device and replies with the digest of
+//   C, committing to its output before the judge asks for it, and the
+//   events' time. No data follows either way.
 // SeededOutput: C of the last TimeSeeded (untimed); the judge checks it
 //   against the digest and with Freivalds' test (compare/freivalds.h).
 enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2, TimeSeeded = 4, SeededOutput = 5 };
@@ -57,9 +58,9 @@ enum class ReplyStatus : std::uint32_t {
 };
 
 // Followed on the wire by: message (message_len bytes), then C (m*n floats)
-// in an Ok reply to RunCase or SeededOutput. The runner times nothing: every
-// figure here is its claim and only ever goes into a report, or (the digest)
-// must match what the judge computes itself.
+// in an Ok reply to RunCase or SeededOutput. Every figure here is the
+// runner's claim: it goes into a report, must match what the judge computes
+// itself (the digest), or is bounded by the judge's own clock (the event time).
 struct ReplyHeader {
   std::uint32_t magic = kMagic;
   ReplyStatus status = ReplyStatus::Ok;
@@ -72,6 +73,9 @@ struct ReplyHeader {
   std::uint32_t checked_launch_sms = 0;
   double checked_launch_wall_ms = 0;  // host clock around the first (checked) launch incl. synchronise
   std::uint64_t digest_a = 0, digest_b = 0;  // TimeSeeded: the digest of C
+  // TimeSeeded: CUDA events around the launch, in ms (steadier than any host
+  // clock; pipeline/timing.h never lets it fall below the judge's own bound).
+  double launch_event_ms = 0;
 };
 
 struct Reply {

@@ -125,14 +125,18 @@ void performance_section(const GradeResult& r, std::string& md) {
   if (!any_timed) return;
   md += "Median of the timed launches; spread is (max - min) / median. Speedup is reference "
         "time over student time.\n\n";
-  // One line on how the times were taken: by the judge, less a measured overhead.
+  // One line on how the times were taken: CUDA events, bounded by the judge's clock.
   for (const auto& t : r.tests)
     if (t.timing && t.timing->overhead_ms > 0) {
-      md += "Timed by the grader's clock: request overhead " + num(t.timing->overhead_ms, 3) +
-            " ms subtracted (" + md_cell(t.name) + "); the reference and naive kernels ran in the grader's own "
-            "runner, and every timed output was checked.\n\n";
+      md += "Timed by CUDA events around each launch, never below the grader's own clock (" + md_cell(t.name) +
+            ": at least " + num(t.timing->student_floor_ms, 3) + " ms, the request less its overhead); the "
+            "reference and naive kernels ran in the grader's own runner, and every timed output was checked.\n\n";
       break;
     }
+  for (const auto& t : r.tests)
+    if (t.timing && t.timing->student_floor_used)
+      md += md_cell(t.name) + ": the runner's own event times were below the grader's clock; the grader's " +
+            num(t.timing->student_floor_ms, 3) + " ms was used.\n\n";
   md += row({"Test", "Median ms", "Spread", "Samples", "Reference ms", "Speedup vs reference",
              "vs naive", "% of cuBLAS", "GFLOP/s", "Plausible"});
   md += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";

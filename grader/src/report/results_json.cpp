@@ -48,6 +48,13 @@ Json comparison_json(const Comparison& c) {
           {"tile_map", map}};
 }
 
+// Sample times to the microsecond: a list for people, not a dump of doubles.
+Json rounded(const std::vector<double>& ms) {
+  Json out = Json::array();
+  for (double v : ms) out.push_back(std::isfinite(v) ? std::round(v * 1000) / 1000 : 0.0);
+  return out;
+}
+
 Json timing_json(const Timing& t) {
   return {{"student_ms", number_or_word(t.student_ms)},
           {"student_spread", number_or_word(t.student_spread)},
@@ -61,10 +68,18 @@ Json timing_json(const Timing& t) {
           {"reference_gflops", number_or_word(t.reference_gflops)},
           {"cublas_gflops", number_or_word(t.cublas_gflops)},
           {"overhead_ms", number_or_word(t.overhead_ms)},
+          {"student_floor_ms", number_or_word(t.student_floor_ms)},
+          {"student_floor_used", t.student_floor_used},
           {"timed_output_wrong", t.timed_output_wrong},
           {"implausible", t.implausible},
           {"implausible_reason", report::clean_line(t.implausible_reason)},
-          {"samples", t.samples}};
+          {"samples", t.samples},
+          {"samples_ms",
+           {{"student_request", rounded(t.raw.student_request)},
+            {"student_event", rounded(t.raw.student_event)},
+            {"reference_request", rounded(t.raw.reference_request)},
+            {"reference_event", rounded(t.raw.reference_event)},
+            {"empty_request", rounded(t.raw.empty_request)}}}};
 }
 
 Json test_extra(const TestResult& t) {
@@ -171,6 +186,7 @@ std::string results_json(const GradeResult& r) {
       {"seed_given", r.seed_given},
       {"max_score", r.max_score()},
       {"compile_time", number_or_word(r.compile_time)},
+      {"gpu_exclusive_time", number_or_word(r.gpu_exclusive_time)},
       {"tests", extra_tests}};
   Json phases = Json::object();
   for (const auto& [phase, seconds] : r.phase_seconds) phases[phase] = number_or_word(seconds);

@@ -5,8 +5,12 @@
 //   replay   the first sample computed, later ones answered with that same C
 //   late     the timed reply commits to an unwritten C; the product is only
 //            computed when the judge asks for the output
+// Every mode says on stderr when a slot is first used ("slot S first used by
+// request R"), as the GPU runner allocates a slot's buffer then.
 // Built and driven by grader/tests/timed_samples_test.cpp.
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <string>
@@ -40,7 +44,7 @@ int main(int argc, char** argv) {
   std::map<int, std::vector<float>> outputs;
   std::map<int, std::uint64_t> seeds;
   bool have_first = false;
-  for (;;) {
+  for (long request = 1;; ++request) {
     sg::proto::RunCaseRequest q;
     if (!sg::proto::read_all(sg::proto::kRequestFd, &q, sizeof q)) return 0;
     if (q.type == sg::proto::RequestType::Quit) return 0;
@@ -48,6 +52,8 @@ int main(int argc, char** argv) {
     r.header.nonce = q.nonce;
     r.header.m = q.m;
     r.header.n = q.n;
+    if (q.type == sg::proto::RequestType::TimeSeeded && outputs.count(q.slot) == 0)
+      std::fprintf(stderr, "slot %d first used by request %ld\n", q.slot, request);
     std::vector<float>& c = outputs[q.slot];
     if (q.type == sg::proto::RequestType::TimeSeeded) {
       seeds[q.slot] = q.seed;
@@ -60,7 +66,10 @@ int main(int argc, char** argv) {
       } else if (mode == "replay" && have_first) {
         c = outputs[-1];  // the first output again
       } else {
+        const auto t0 = std::chrono::steady_clock::now();
         c = product(q);
+        r.header.launch_event_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (!have_first) outputs[-1] = c;
         have_first = true;
       }

@@ -40,11 +40,12 @@ class CpuBackend final : public Backend {
   BuildOutput cpu_build_failed(const std::string& kernel, const WorkDir& work, const CpuBuildResult& b,
                                Clock::time_point t0, BuildOutput& out);
 
-  RunnerConfig runner_config(const std::string& runner, const WorkDir& work) const override {
+  RunnerConfig runner_config(const std::string& runner, const WorkDir& work,
+                             const std::string& scratch) const override {
     RunnerConfig rc;
     rc.argv = {runner};
-    rc.env = scrubbed_environment(work.sub("scratch"));
-    rc.scratch_dir = work.sub("scratch");
+    rc.scratch_dir = work.sub(scratch);
+    rc.env = scrubbed_environment(rc.scratch_dir);
     rc.log_dir = work.sub("logs");
     rc.drop_privileges = true;
     rc.pid_namespace = true;
@@ -81,6 +82,7 @@ class CpuBackend final : public Backend {
 
   std::unique_ptr<DeviceHold> shared_hold() override { return nullptr; }
   std::unique_ptr<DeviceHold> exclusive_hold() override { return nullptr; }
+  double exclusive_seconds() const override { return 0; }
 
  private:
   BackendSetup setup_;

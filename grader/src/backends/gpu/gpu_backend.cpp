@@ -2,16 +2,19 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
 #include <future>
+#include <random>
 #include <regex>
 #include <stdexcept>
 #include <thread>
 
 #include "backends/gpu/device_lock.h"
 #include "backends/gpu/ncu_reuse.h"
+#include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "pipeline/case_report.h"
 #include "pipeline/limits.h"
@@ -62,6 +65,25 @@ class LockHold final : public DeviceHold {
   DeviceLock lock_;
 };
 
+// An exclusive hold that adds how long it was held to `held_s` (also where
+// no lock is shared: the figure bounds a batch's throughput either way).
+class CountedHold final : public DeviceHold {
+ public:
+  CountedHold(const std::string& path, std::atomic<double>& held_s)
+      : lock_(path, true), held_s_(held_s), since_(Clock::now()) {}
+  ~CountedHold() override {
+    const double s = std::chrono::duration<double>(Clock::now() - since_).count();
+    double was = held_s_.load();
+    while (!held_s_.compare_exchange_weak(was, was + s)) {
+    }
+  }
+
+ private:
+  DeviceLock lock_;
+  std::atomic<double>& held_s_;
+  Clock::time_point since_;  // after the lock was taken: waiting is not holding
+};
+
 class GpuBackend final : public Backend {
  public:
   GpuBackend(const BackendSetup& s, std::optional<DeviceDescription> known)
@@ -83,11 +105,12 @@ class GpuBackend final : public Backend {
 
   BuildOutput build(const std::string& kernel, const WorkDir& work) override;
 
-  RunnerConfig runner_config(const std::string& runner, const WorkDir& work) const override {
+  RunnerConfig runner_config(const std::string& runner, const WorkDir& work,
+                             const std::string& scratch) const override {
     RunnerConfig rc;
     rc.argv = {runner};
-    rc.env = scrubbed_environment(work.sub("scratch"));
-    rc.scratch_dir = work.sub("scratch");
+    rc.scratch_dir = work.sub(scratch);
+    rc.env = scrubbed_environment(rc.scratch_dir);
     rc.log_dir = work.sub("logs");
     rc.drop_privileges = true;
     // bubblewrap's own PID namespace (with its /proc) contains the runner;
@@ -128,8 +151,14 @@ class GpuBackend final : public Backend {
     return oracle_->time_sgemm(c.m, c.n, c.k, in.a.data(), in.b.data(), samples);
   }
 
-  std::unique_ptr<DeviceHold> shared_hold() override { return hold(false); }
-  std::unique_ptr<DeviceHold> exclusive_hold() override { return hold(true); }
+  std::unique_ptr<DeviceHold> shared_hold() override {
+    if (setup_.gpu_lock.empty()) return nullptr;
+    return std::make_unique<LockHold>(setup_.gpu_lock, false);
+  }
+  std::unique_ptr<DeviceHold> exclusive_hold() override {
+    return std::make_unique<CountedHold>(setup_.gpu_lock, exclusive_s_);
+  }
+  double exclusive_seconds() const override { return exclusive_s_.load(); }
 
  private:
   struct Started {
@@ -138,10 +167,6 @@ class GpuBackend final : public Backend {
   };
   void log(const std::string& line) const {
     if (setup_.log) setup_.log(line);
-  }
-  std::unique_ptr<DeviceHold> hold(bool exclusive) {
-    if (setup_.gpu_lock.empty()) return nullptr;
-    return std::make_unique<LockHold>(setup_.gpu_lock, exclusive);
   }
   // CUDA start-up (the device's description, then the oracle's context) runs
   // on a second thread beside the compiler.
@@ -169,8 +194,9 @@ class GpuBackend final : public Backend {
   std::string build_arch_;  // what the submission is compiled for first ("sm_90")
   std::future<Started> started_;
   std::unique_ptr<GpuOracle> oracle_;
-  // The runner's --selftest exits with 100 + token % 100 only after its launch completed.
+  // The runner's --selftest exits with gpu::selftest_exit_code(token) only after its launches completed.
   unsigned selftest_token_;
+  std::atomic<double> exclusive_s_{0};  // seconds held to itself (exclusive_seconds)
 };
 
 BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
@@ -297,7 +323,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   t.detail = "memcheck ran " + std::to_string(mem_shapes.size()) + " shape" + (mem_shapes.size() == 1 ? "" : "s") +
              " in one process: " + shapes_text + "\nracecheck ran " + race_shape.label + "\nthe sanitizer took " +
              cost + "\n";
-  const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
+  const int expected_code = gpu::selftest_exit_code(selftest_token_);
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const std::string& tool = tools[i];
     const ToolRun& run = runs[i];
@@ -380,15 +406,19 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   log("ncu: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
   const auto t0 = Clock::now();
   ToolRun run;
-  // The profiler is one per GPU: a grading that does not share the batch's
-  // lock (two TAs' `grade` at once) may find it busy; ncu then says so and is
-  // tried again a few times.
-  constexpr int kTries = 3;
+  // The profiler is one per GPU: two ncu at once fail with "a driver
+  // resource was unavailable" (seen on an H100). The gradings of a batch take
+  // turns through a lock of their own beside the GPU's (taken first, so that
+  // no one holds the GPU while waiting for it); a grading that shares no lock
+  // (two TAs' `grade` at once) is tried again after a random pause. The GPU
+  // hold is shared, as for the sanitizer: ncu's runner never overlaps a
+  // timing, and most of ncu's time is its own start-up on the CPU.
+  constexpr int kTries = 5;
+  std::random_device pause_source;
   for (int attempt = 1; attempt <= kTries; ++attempt) {
     {
-      // Exclusive: ncu and compute-sanitizer need the GPU's profiling
-      // resources to themselves ("a driver resource was unavailable").
-      const auto held = exclusive_hold();
+      const DeviceLock profiler(setup_.gpu_lock.empty() ? "" : setup_.gpu_lock + ".ncu", true);
+      const auto held = shared_hold();
       run = run_tool(ncu_command(paths_.ncu, ctx.runner, c.m, c.k, c.n, static_cast<unsigned>(ctx.seed % 1000000),
                                  selftest_token_),
                      env, scratch, ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, true, kLogCap, false,
@@ -401,7 +431,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
               " times)";
       return r;  // Unavailable: the static check stands in
     }
-    std::this_thread::sleep_for(std::chrono::seconds(2 * attempt));
+    std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt + pause_source() % 1500));
   }
   r.seconds = seconds_since(t0);
   const NcuLoads loads = parse_ncu_loads(run.output);
@@ -415,7 +445,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
     r.why = "ncu could not start: " + run.start_error;
     return r;
   }
-  const int expected_code = 100 + static_cast<int>(selftest_token_ % 100);
+  const int expected_code = gpu::selftest_exit_code(selftest_token_);
   if (!run.exit.exited || (run.exit.code != 0 && run.exit.code != expected_code)) {
     // The kernel failed at this shape (its correctness cases say how): its
     // loads cannot be counted, so the static check stands in, as without ncu.

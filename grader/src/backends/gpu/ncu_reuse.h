@@ -38,7 +38,8 @@ NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric = 
 // Read by the judge, so a submission cannot fake ncu's permission error.
 std::optional<bool> counters_admin_only(const std::string& params_path = "/proc/driver/nvidia/params");
 
-// The ncu command line for the runner's selftest at one shape.
+// The ncu command line for the runner's selftest at one shape, the runner's
+// own output discarded.
 std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner, int m, int k, int n,
                                      unsigned seed, unsigned token);
 

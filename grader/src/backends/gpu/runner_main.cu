@@ -166,6 +166,7 @@ struct SeededState {
   std::uint64_t* lanes = nullptr;  // 2 * kDigestLanes, then the 2 words of the digest
   void* flush = nullptr;           // larger than L2, written first in each sample
   std::size_t flush_bytes = 0;
+  cudaEvent_t before = nullptr, after = nullptr;  // around each sample's launch
   // One output buffer per slot (allocated when first used), so that samples
   // run back to back and their outputs are sent afterwards.
   float* out[sg::proto::kMaxSeededSlots] = {};
@@ -181,6 +182,8 @@ struct SeededState {
     free_outputs();
     cudaFree(lanes);
     cudaFree(flush);
+    if (before) cudaEventDestroy(before);
+    if (after) cudaEventDestroy(after);
   }
 };
 
@@ -193,7 +196,8 @@ bool prepare_seeded(SeededState& s, const sg::proto::RunCaseRequest& q, CudaFail
     s.flush_bytes = std::max<std::size_t>(2 * static_cast<std::size_t>(l2), 8u << 20);
     if (!RUNNER_CHECK(cudaMalloc(&s.flush, s.flush_bytes)) ||
         !RUNNER_CHECK(cudaMalloc(reinterpret_cast<void**>(&s.lanes),
-                                 sizeof(std::uint64_t) * (2 * sg::seeded::kDigestLanes + 2))))
+                                 sizeof(std::uint64_t) * (2 * sg::seeded::kDigestLanes + 2))) ||
+        !RUNNER_CHECK(cudaEventCreate(&s.before)) || !RUNNER_CHECK(cudaEventCreate(&s.after)))
       return false;
   }
   const std::size_t out_bytes = sizeof(float) * static_cast<std::size_t>(q.m) * q.n;
@@ -226,7 +230,8 @@ bool time_seeded(const sg::proto::RunCaseRequest& q, SeededState& s, sg::proto::
   if (!RUNNER_CHECK(cudaMemsetAsync(s.flush, 0x5A, s.flush_bytes))) return false;
   generate<<<1024, 256>>>(d.a, mk, sg::seeded::stream_key(q.seed, sg::seeded::kStreamA));
   generate<<<1024, 256>>>(d.b, kn, sg::seeded::stream_key(q.seed, sg::seeded::kStreamB));
-  if (!RUNNER_CHECK(cudaGetLastError()) || !RUNNER_CHECK(cudaMemsetAsync(c, 0xFF, sizeof(float) * mn)))
+  if (!RUNNER_CHECK(cudaGetLastError()) || !RUNNER_CHECK(cudaMemsetAsync(c, 0xFF, sizeof(float) * mn)) ||
+      !RUNNER_CHECK(cudaEventRecord(s.before)))
     return false;
   switch (q.launch) {
     case sg::proto::Launch::None: break;
@@ -237,7 +242,11 @@ bool time_seeded(const sg::proto::RunCaseRequest& q, SeededState& s, sg::proto::
 #endif
       break;
   }
-  if (!launch_ok(fail) || !RUNNER_CHECK(cudaDeviceSynchronize())) return false;
+  float event_ms = 0;
+  if (!launch_ok(fail) || !RUNNER_CHECK(cudaEventRecord(s.after)) || !RUNNER_CHECK(cudaDeviceSynchronize()) ||
+      !RUNNER_CHECK(cudaEventElapsedTime(&event_ms, s.before, s.after)))
+    return false;
+  r.header.launch_event_ms = event_ms;
   std::uint64_t* lane_a = s.lanes;
   std::uint64_t* lane_b = s.lanes + sg::seeded::kDigestLanes;
   std::uint64_t* digest = s.lanes + 2 * sg::seeded::kDigestLanes;
