@@ -350,7 +350,7 @@ std::map<std::string, sg::CompileResult> compile_all(const std::vector<std::pair
   sg::Toolchain tc;
   tc.nvcc = nvcc_path();
   tc.arch = arch;
-  tc.bwrap = sg::probe_sandbox().bwrap;  // as the grader compiles: in the sandbox where there is one
+  tc.sandbox = sg::probe_sandbox();  // as the grader compiles: in the sandbox where there is one
   auto worker = [&](std::size_t first) {
     std::vector<std::pair<std::string, sg::CompileResult>> out;
     for (std::size_t i = first; i < jobs.size(); i += 2)

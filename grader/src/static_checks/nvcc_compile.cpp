@@ -163,10 +163,7 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
   // nvcc reads the student's text: inside the sandbox it sees only the
   // toolchain, this work folder and the source's own folder (no kit, no /etc,
   // no /dev/zero). Paths are absolute, so its working folder does not matter.
-  Sandbox sandbox;
-  sandbox.profile = SandboxProfile::Compile;
-  sandbox.bwrap = tc.bwrap;
-  sandbox.run_as = tc.run_as;
+  Sandbox sandbox = sandbox_for(tc.sandbox, SandboxProfile::Compile);
   sandbox.writable = {work.string()};
   const fs::path source_dir = fs::path(source).parent_path();
   const std::string inside = source_dir.lexically_relative(work).string();

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "process/job_identity.h"
+#include "process/sandbox.h"
 
 namespace sg {
 
@@ -11,8 +11,7 @@ struct Toolchain {
   std::string nvcc;        // path to nvcc
   std::string arch;        // e.g. "sm_90"; empty = a portable build
   std::string nm = "nm";
-  std::string bwrap;       // the sandbox's bubblewrap (process/sandbox.h); "" : rlimits only
-  RunAs run_as;            // this grading's uid for the compilers (process/job_identity.h)
+  SandboxSupport sandbox;  // this grading's bubblewrap (or none) and uid for the compilers
 };
 
 struct CompileResult {

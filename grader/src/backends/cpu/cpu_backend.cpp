@@ -104,6 +104,7 @@ BuildOutput CpuBackend::cpu_build_failed(const std::string& kernel, const WorkDi
   }
   Toolchain tc;
   tc.nvcc = paths_.nvcc;
+  tc.sandbox = paths_.sandbox;  // nvcc reads the student's text: in the sandbox, as every compiler
   const CompileResult cr = compile_submission(tc, kernel, work.sub("nvcc"), kCompileTimeout);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (!cr.ok) return out;  // nvcc refuses it too: the student's compile error
@@ -120,8 +121,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   cp.include_dir = paths_.cpu_include;
   cp.library = paths_.cpu_library;
   cp.runner_object = paths_.cpu_runner_object;
-  cp.bwrap = paths_.sandbox.bwrap;
-  cp.run_as = paths_.sandbox.identity.run_as;
+  cp.sandbox = paths_.sandbox;
   const auto t0 = Clock::now();
   CpuBuildResult b = build_cpu_runner(kernel, work.sub("build"), cp, kCompileTimeout);
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -134,8 +134,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   if (!paths_.nvcc.empty()) {
     Toolchain tc;
     tc.nvcc = paths_.nvcc;
-    tc.bwrap = paths_.sandbox.bwrap;
-    tc.run_as = paths_.sandbox.identity.run_as;
+    tc.sandbox = paths_.sandbox;
     CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (!cr.ok) {

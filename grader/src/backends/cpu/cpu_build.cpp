@@ -124,10 +124,7 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
   const std::string include_dir = fs::absolute(paths.include_dir, ec).string();
   // The compiler and the linker see the toolchain, this work folder and the
   // layer's headers and archives, nothing else of the kit.
-  Sandbox sandbox;
-  sandbox.profile = SandboxProfile::Compile;
-  sandbox.bwrap = paths.bwrap;
-  sandbox.run_as = paths.run_as;
+  Sandbox sandbox = sandbox_for(paths.sandbox, SandboxProfile::Compile);
   sandbox.writable = {dir.string()};
   sandbox.read_only = {include_dir, fs::absolute(paths.library, ec).string(),
                        fs::absolute(paths.runner_object, ec).string()};

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "process/job_identity.h"
+#include "process/sandbox.h"
 
 namespace sg {
 
@@ -14,8 +14,7 @@ struct CpuPaths {
   std::string library;        // libcudacpu.a: the layer and the protocol
   std::string runner_object;  // cpu_runner.o: the runner's main
   std::string cxx = "g++";    // host compiler; a bare name is looked up in PATH
-  std::string bwrap;          // the sandbox's bubblewrap (process/sandbox.h); "" : limits only
-  RunAs run_as;               // this grading's uid for the compilers (process/job_identity.h)
+  SandboxSupport sandbox;     // this grading's bubblewrap (or none) and uid for the compilers
 };
 
 struct CpuBuildResult {

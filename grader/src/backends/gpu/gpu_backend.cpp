@@ -205,8 +205,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   Toolchain tc;
   tc.nvcc = paths_.nvcc;
   tc.arch = build_arch_;
-  tc.bwrap = paths_.sandbox.bwrap;
-  tc.run_as = paths_.sandbox.identity.run_as;
+  tc.sandbox = paths_.sandbox;
   const auto t0 = Clock::now();
   CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
   finish_start();

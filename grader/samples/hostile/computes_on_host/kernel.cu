@@ -1,0 +1,43 @@
+// Sample submission "computes_on_host": keeps a correct tiled mysgemm that it never
+// launches, and computes C in basicSgemm on the host, reading A and B and writing C through
+// the device pointers. On a GPU those are device addresses and the host faults; a CPU layer
+// whose device memory were plain host memory would give it every point.
+// Part of the grader's sample corpus (grader/samples/README.md); expect.yaml
+// next to this file says how the grader must judge it.
+#include <cuda_runtime.h>
+
+#define TILE_SIZE 16
+
+// C = A * B, row-major: A is m x k, B is k x n, C is m x n. One 16x16 block
+// computes one 16x16 tile of C, walking along k one tile pair at a time.
+__global__ void mysgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  __shared__ float As[TILE_SIZE][TILE_SIZE];
+  __shared__ float Bs[TILE_SIZE][TILE_SIZE];
+
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int row = blockIdx.y * TILE_SIZE + ty;
+  const int col = blockIdx.x * TILE_SIZE + tx;
+  const int phases = (k + TILE_SIZE - 1) / TILE_SIZE;
+
+  float sum = 0.0f;
+  for (int p = 0; p < phases; ++p) {
+    const int a_col = p * TILE_SIZE + tx;
+    const int b_row = p * TILE_SIZE + ty;
+    As[ty][tx] = (row < m && a_col < k) ? A[row * k + a_col] : 0.0f;
+    Bs[ty][tx] = (b_row < k && col < n) ? B[b_row * n + col] : 0.0f;
+    __syncthreads();
+    for (int i = 0; i < TILE_SIZE; ++i) sum += As[ty][i] * Bs[i][tx];
+    __syncthreads();
+  }
+  if (row < m && col < n) C[row * n + col] = sum;
+}
+
+void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
+  // No launch: the product is computed here, as if A, B and C were host arrays.
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (int l = 0; l < k; ++l) sum += A[i * k + l] * B[l * n + j];
+      C[i * n + j] = sum;
+    }
+}
