@@ -79,8 +79,6 @@ struct Comparison {
   std::vector<std::string> tile_map; // coarse map of wrong output tiles, one string per row ('#' wrong, '.' right)
 };
 
-// Raw and derived timings of a performance case (milliseconds), all from the
-// judge's clock around synchronous requests, less the request overhead.
 // Every timed sample as taken, in ms: the evidence behind a Timing, kept for
 // disputes and for tuning the rules in pipeline/timing.h.
 struct TimingSamples {
@@ -89,6 +87,8 @@ struct TimingSamples {
   std::vector<double> empty_request;                       // requests that launch nothing
 };
 
+// Derived timings of a performance case (milliseconds): CUDA events bounded
+// below by the judge's clock around synchronous requests (pipeline/timing.h).
 struct Timing {
   double student_ms = 0, student_spread = 0;  // median; (max-min)/median of the samples
   double reference_ms = 0, naive_ms = 0, cublas_ms = 0;

@@ -282,7 +282,8 @@ void Grader::time_cases(std::vector<TimedCase>& cases) {
     baseline.stop();
     // cuBLAS, for the report's roofline and the "faster than cuBLAS" check.
     for (TimedCase& t : cases)
-      if (!t.failed) t.evidence.cublas_ms = backend_->roofline_ms(*t.c, t.prepared.in, std::max(5, t.c->performance.samples / 2));
+      if (!t.failed)
+        t.evidence.cublas_ms = backend_->roofline_ms(*t.c, t.prepared.in, std::max(5, t.c->performance.samples / 2));
   }
   // Checking the outputs needs every core but no GPU: after the hold.
   for (TimedCase& t : cases) {

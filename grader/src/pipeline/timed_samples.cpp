@@ -45,10 +45,10 @@ std::string time_student_samples(RunnerSession& student, const Case& c, double l
   FreshSeeds seeds;
   // Warm-ups into every slot the samples will use: a slot's first sample
   // allocates its buffer, which no timed sample may pay for.
-  const int slots = std::min(c.performance.samples, proto::kMaxSeededSlots);
-  for (int w = 0; w < std::max({1, c.performance.warmups, slots}); ++w) {
+  const int slots = std::clamp(c.performance.samples, 1, proto::kMaxSeededSlots);
+  for (int w = 0; w < std::max(c.performance.warmups, slots); ++w) {
     const CaseOutcome out =
-        student.time_seeded(c.m, c.k, c.n, seeds.next(), proto::Launch::BasicSgemm, limit_s, w % std::max(1, slots));
+        student.time_seeded(c.m, c.k, c.n, seeds.next(), proto::Launch::BasicSgemm, limit_s, w % slots);
     if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
   }
   std::vector<PendingOutput> pending;

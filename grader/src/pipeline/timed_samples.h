@@ -37,10 +37,11 @@ struct FetchedOutput {
 };
 
 // The student's warm-ups (one into each output slot, allocating it) and
-// samples, back to back (each into its own slot, so the GPU never idles), into e.student_ms (the judge's
-// clock) and e.student_event_ms (the runner's claim). Outputs are fetched into
-// `fetched` when every slot is used and at the end (the runner keeps one
-// shape's outputs). "" when every request was answered, else why not.
+// samples, back to back (each into its own slot, so the GPU never idles),
+// into e.student_ms (the judge's clock) and e.student_event_ms (the runner's
+// claim). Outputs are fetched into `fetched` when every slot is used and at
+// the end (the runner keeps one shape's outputs). "" when every request was
+// answered, else why not.
 std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
                                  std::vector<FetchedOutput>& fetched);
 

@@ -49,41 +49,44 @@ Timing evaluate_timing(const TimingEvidence& e) {
   double launch_overhead = t.overhead_ms;
   if (!e.reference_event_ms.empty() && e.reference_event_ms.size() == e.reference_ms.size()) {
     std::vector<double> beyond;
-    for (std::size_t i = 0; i < e.reference_ms.size(); ++i) beyond.push_back(e.reference_ms[i] - e.reference_event_ms[i]);
+    for (std::size_t i = 0; i < e.reference_ms.size(); ++i)
+      beyond.push_back(e.reference_ms[i] - e.reference_event_ms[i]);
     launch_overhead = median(beyond);
   }
-  // One side's time (see timing.h); `floor_used` says the judge's floor beat the events.
-  // Sample by sample, so that a few requests the host delayed (a slow
-  // wake-up, seen on the H100) change nothing: the median takes the rest.
   auto floor_of = [&](double request) {
     return request - launch_overhead - std::max(kFloorSlackMs, kFloorSlack * request);
   };
-  auto side = [&](const std::vector<double>& judge, const std::vector<double>& events, double* floor,
-                  bool* floor_used, std::vector<double>* per_sample) {
-    if (floor) *floor = floor_of(median(judge));
+  // One side's samples (see timing.h), sample by sample, so that a few
+  // requests the host delayed (a slow wake-up, seen on the H100) change
+  // nothing: the median takes the rest.
+  struct Side {
+    std::vector<double> taken;  // per sample
+    bool floored = false;       // the judge's floor beat the events in most samples
+  };
+  auto side = [&](const std::vector<double>& judge, const std::vector<double>& events) {
+    Side out;
     if (events.empty() || events.size() != judge.size()) {
-      if (per_sample) *per_sample = net(judge, t.overhead_ms);
-      return median(net(judge, t.overhead_ms));
+      out.taken = net(judge, t.overhead_ms);
+      return out;
     }
-    std::vector<double> taken;
     std::size_t floored = 0;
     for (std::size_t i = 0; i < judge.size(); ++i) {
       const double f = floor_of(judge[i]);
       floored += f > events[i];
-      taken.push_back(std::max(events[i], f));
+      out.taken.push_back(std::max(events[i], f));
     }
-    const double time = median(taken);
-    if (floor_used) *floor_used = 2 * floored > judge.size();  // the median is the judge's
-    if (per_sample) *per_sample = taken;
-    return time;
+    out.floored = 2 * floored > judge.size();
+    return out;
   };
-  std::vector<double> student;
-  t.student_ms = side(e.student_ms, e.student_event_ms, &t.student_floor_ms, &t.student_floor_used, &student);
-  t.reference_ms = side(e.reference_ms, e.reference_event_ms, nullptr, nullptr, nullptr);
-  t.naive_ms = side(e.naive_ms, e.naive_event_ms, nullptr, nullptr, nullptr);
+  const Side student = side(e.student_ms, e.student_event_ms);
+  t.student_ms = median(student.taken);
+  t.student_floor_ms = floor_of(median(e.student_ms));
+  t.student_floor_used = student.floored;
+  t.reference_ms = median(side(e.reference_ms, e.reference_event_ms).taken);
+  t.naive_ms = median(side(e.naive_ms, e.naive_event_ms).taken);
   t.cublas_ms = e.cublas_ms;
-  if (!student.empty() && t.student_ms > 0) {
-    auto [lo, hi] = std::minmax_element(student.begin(), student.end());
+  if (!student.taken.empty() && t.student_ms > 0) {
+    auto [lo, hi] = std::minmax_element(student.taken.begin(), student.taken.end());
     t.student_spread = (*hi - *lo) / t.student_ms;
   }
   const double flop = 2.0 * e.m * static_cast<double>(e.n) * e.k;

@@ -1,7 +1,8 @@
 // The private work folder of one grading: build/ (the submission's copy and
 // what is built from it), logs/ (the judge's own captures), scratch/ (the
 // runner's only writable place) and baseline-scratch/ (the grader's baseline
-// runner's, which no student process can reach inside the sandbox). Removed afterwards unless kept for debugging.
+// runner's, which no student process can reach inside the sandbox). Removed
+// afterwards unless kept for debugging.
 #pragma once
 #include <string>
 
