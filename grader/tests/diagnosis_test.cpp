@@ -604,6 +604,22 @@ TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
   for (const auto& d : square.diagnoses) EXPECT_NE(d.id, "block.one_row") << d.text;
 }
 
+// The same kernel on the GPU: an illegal address, and the runner's note of
+// the launch's shape (runner_main.cu); the block still leads.
+TEST(DiagnosisHypotheses, AnIllegalAddressOnTheGpuWithABlockOfOneRowNamesTheBlock) {
+  CaseOutcome o;
+  o.kind = CaseOutcome::Kind::CudaError;
+  o.cause = "CUDA error: cudaDeviceSynchronize() failed: cudaErrorIllegalAddress (an illegal memory access was "
+            "encountered) (blocks of 256x1 threads, grid 256x1)";
+  TestResult t;
+  record_runner_failure(t, o);
+  ASSERT_GE(t.diagnoses.size(), 2u);
+  EXPECT_EQ(t.diagnoses[0].id, "block.one_row") << t.diagnoses[0].text;
+  EXPECT_NE(t.diagnoses[0].text.find("blockDim.y = 1"), std::string::npos) << t.diagnoses[0].text;
+  EXPECT_EQ(t.diagnoses[0].text.find("named above"), std::string::npos) << "the GPU names no access";
+  EXPECT_EQ(t.diagnoses[1].id, "memory.illegal_address");
+}
+
 TEST(DiagnosisHypotheses, TheStudentsTileSizeIsUsedInTheHint) {
   Bugs bug;
   bug.tile = 8;

@@ -688,6 +688,45 @@ TEST_F(Sandbox, ToolPastItsDeadlineIsKilledAloneFromItsSibling) {
   EXPECT_TRUE(runs[1].exit.exited && runs[1].exit.code == 5) << runs[1].exit.describe();
 }
 
+// A gated tool (ncu) takes its turn only once its start-up is done and it
+// waits at the gate, and keeps the turn until it has ended.
+TEST_F(Sandbox, GatedToolTakesItsTurnAtTheGateAndKeepsItToTheEnd) {
+  const std::string gate = out_path("gate"), mark = out_path("at-gate"), done = out_path("done");
+  for (const std::string& f : {mark, done}) std::remove(f.c_str());
+  const std::string script = "sleep 0.3; touch '" + mark + "'; read -r _ <\"$0\" || exit 97; sleep 0.3; touch '" +
+                             done + "'; exit 6";
+  bool at_gate_when_taken = false, done_when_released = true;
+  int turns = 0;
+  auto take_turn = [&]() -> std::shared_ptr<void> {
+    ++turns;
+    at_gate_when_taken = access(mark.c_str(), F_OK) == 0;
+    // Released with the turn: the tool must have finished by then.
+    return std::shared_ptr<void>(nullptr, [&](void*) { done_when_released = access(done.c_str(), F_OK) == 0; });
+  };
+  const sg::ToolRun run = sg::run_gated_tool({{"/bin/sh", "-c", script, gate}, out_path("gated.txt"), 30}, gate,
+                                             take_turn, {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {});
+  ASSERT_TRUE(run.started) << run.start_error;
+  EXPECT_TRUE(run.exit.exited && run.exit.code == 6) << run.exit.describe() << run.output;
+  EXPECT_EQ(turns, 1);
+  EXPECT_TRUE(at_gate_when_taken);
+  EXPECT_TRUE(done_when_released);
+  EXPECT_NE(access(gate.c_str(), F_OK), 0) << "the FIFO is removed";
+}
+
+// A tool that ends before it reaches the gate never takes a turn.
+TEST_F(Sandbox, GatedToolThatEndsEarlyTakesNoTurn) {
+  const std::string gate = out_path("gate2");
+  int turns = 0;
+  auto take_turn = [&]() -> std::shared_ptr<void> {
+    ++turns;
+    return nullptr;
+  };
+  const sg::ToolRun run = sg::run_gated_tool({{"/bin/sh", "-c", "exit 3"}, out_path("gated2.txt"), 30}, gate, take_turn,
+                                             {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {});
+  EXPECT_TRUE(run.exit.exited && run.exit.code == 3) << run.exit.describe();
+  EXPECT_EQ(turns, 0);
+}
+
 TEST(ExitInfo, DescribesEachEnding) {
   sg::ExitInfo exited;
   exited.exited = true;

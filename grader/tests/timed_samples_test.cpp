@@ -14,6 +14,7 @@
 
 #include "pipeline/runner_session.h"
 #include "pipeline/timed_samples.h"
+#include "proto/protocol.h"
 
 namespace fs = std::filesystem;
 
@@ -82,10 +83,11 @@ class TimedSamples : public ::testing::Test {
   sg::TimingEvidence student(const std::string& mode, std::string& failure) {
     sg::RunnerSession session(config(runner_, mode, dir_));
     sg::TimingEvidence e;
-    std::vector<sg::FetchedOutput> fetched;
-    failure = sg::time_student_samples(session, small_case(), 30, e, fetched);
-    session.stop();  // the outputs are checked once the runner has ended
-    if (failure.empty()) sg::check_student_outputs(small_case(), fetched, e);
+    std::vector<sg::TimedOutput> outputs;
+    failure = sg::time_student_samples(session, small_case(), 30, e, outputs);
+    session.stop();  // the outputs are read and checked once the runner has ended
+    sg::read_output_files(dir_.string(), small_case(), outputs);
+    if (failure.empty()) sg::check_student_outputs(small_case(), outputs, e);
     return e;
   }
 
@@ -112,22 +114,29 @@ TEST_F(TimedSamples, EverySlotIsAllocatedByAWarmUp) {
   sg::RunnerSession session(config(runner_, "honest", dir_));
   const sg::Case c = small_case();  // 1 warm-up asked for, 5 samples
   sg::TimingEvidence e;
-  std::vector<sg::FetchedOutput> fetched;
-  ASSERT_EQ(sg::time_student_samples(session, c, 30, e, fetched), "");
-  ASSERT_EQ(fetched.size(), 5u);
+  std::vector<sg::TimedOutput> outputs;
+  ASSERT_EQ(sg::time_student_samples(session, c, 30, e, outputs), "");
+  ASSERT_EQ(outputs.size(), 5u);
   session.stop();
-  sg::check_student_outputs(c, fetched, e);
+  sg::read_output_files(dir_.string(), c, outputs);
+  sg::check_student_outputs(c, outputs, e);
   EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
   std::istringstream said(session.captured_output(1 << 16));
-  int firsts = 0;
+  int firsts = 0, launches = 0;
   for (std::string line; std::getline(said, line);) {
     int slot = -1;
     long request = 0;
+    if (std::sscanf(line.c_str(), "request %ld launches basicSgemm", &request) == 1) {
+      ++launches;
+      // The suite's one warm-up launches; the other slots' first requests launch nothing.
+      EXPECT_TRUE(request == 1 || request > c.performance.samples) << line;
+    }
     if (std::sscanf(line.c_str(), "slot %d first used by request %ld", &slot, &request) != 2) continue;
     ++firsts;
     EXPECT_LE(request, c.performance.samples) << line;  // one of the 5 warm-ups
   }
   EXPECT_EQ(firsts, c.performance.samples);
+  EXPECT_EQ(launches, c.performance.warmups + c.performance.samples);
 }
 
 TEST_F(TimedSamples, AReplayedOutputFailsFreivalds) {
@@ -144,6 +153,43 @@ TEST_F(TimedSamples, AnOutputComputedOnlyWhenAskedBreaksItsCommitment) {
   EXPECT_EQ(failure, "");
   EXPECT_EQ(e.wrong_outputs, 5);
   EXPECT_NE(e.first_wrong_output.find("committed"), std::string::npos) << e.first_wrong_output;
+}
+
+// Each output waits in a file of its own until the judge reads it, after
+// the runner has ended; a file that is not one (a link to elsewhere, the
+// wrong size) earns nothing, and nothing past it is read.
+TEST_F(TimedSamples, OutputsAreReadFromTheirFilesAfterTheRunnerEnded) {
+  sg::RunnerSession session(config(runner_, "honest", dir_));
+  sg::TimingEvidence e;
+  std::vector<sg::TimedOutput> outputs;
+  ASSERT_EQ(sg::time_student_samples(session, small_case(), 30, e, outputs), "");
+  session.stop();
+  ASSERT_EQ(outputs.size(), 5u);
+  for (const sg::TimedOutput& o : outputs) {
+    EXPECT_TRUE(o.written);
+    EXPECT_TRUE(o.c.empty());  // not read yet
+    EXPECT_TRUE(fs::is_regular_file(dir_ / sg::proto::seeded_output_name(o.seed)));
+  }
+  sg::read_output_files(dir_.string(), small_case(), outputs);
+  for (const sg::TimedOutput& o : outputs) {
+    EXPECT_EQ(o.c.size(), 24u * 16u) << o.unreadable;
+    EXPECT_FALSE(fs::exists(dir_ / sg::proto::seeded_output_name(o.seed)));  // removed once read
+  }
+  sg::check_student_outputs(small_case(), outputs, e);
+  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+}
+
+TEST_F(TimedSamples, AnOutputFileThatIsALinkOrOfTheWrongSizeEarnsNothing) {
+  std::string failure;
+  sg::TimingEvidence e = student("link", failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(e.wrong_outputs, 5);
+  EXPECT_EQ(e.unreadable_outputs, 5);
+  EXPECT_NE(e.first_wrong_output.find("could not be opened"), std::string::npos) << e.first_wrong_output;
+  e = student("short", failure);
+  EXPECT_EQ(failure, "");
+  EXPECT_EQ(e.wrong_outputs, 5);
+  EXPECT_NE(e.first_wrong_output.find("bytes, not 1536"), std::string::npos) << e.first_wrong_output;
 }
 
 TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
@@ -163,8 +209,8 @@ TEST_F(TimedSamples, ARunnerThatDiesIsNamed) {
   rc.argv = {"/bin/false"};
   sg::RunnerSession session(rc);
   sg::TimingEvidence e;
-  std::vector<sg::FetchedOutput> fetched;
-  const std::string failure = sg::time_student_samples(session, small_case(), 10, e, fetched);
+  std::vector<sg::TimedOutput> outputs;
+  const std::string failure = sg::time_student_samples(session, small_case(), 10, e, outputs);
   EXPECT_NE(failure, "");
   EXPECT_TRUE(e.student_ms.empty());
 }

@@ -47,8 +47,8 @@ TEST(Timing, EventTimesAboveTheJudgesFloorAreUsed) {
   const sg::Timing t = sg::evaluate_timing(with_events(4.0, 4.0));
   EXPECT_NEAR(t.student_ms, 4.04 - 0.01, 1e-9);
   EXPECT_NEAR(t.reference_ms, 4.0 - 0.01, 1e-9);
-  // The median request, less the reference requests' cost beyond the launch (0.21), less 3%.
-  EXPECT_NEAR(t.student_floor_ms, 4.24 - 0.21 - 0.03 * 4.24, 1e-9);
+  // The fastest quarter of requests (4.2 ms), less the reference requests' cost beyond the launch (0.21), less 3%.
+  EXPECT_NEAR(t.student_floor_ms, 4.2 - 0.21 - 0.03 * 4.2, 1e-9);
   EXPECT_FALSE(t.student_floor_used);
   EXPECT_NEAR(t.student_spread, 0.08 / 4.03, 1e-9);
 }
@@ -58,9 +58,12 @@ TEST(Timing, AnUnderReportingRunnerGetsTheJudgesFloor) {
   for (double& ms : e.student_event_ms) ms = 0.001;  // a runner that claims its kernel took no time
   const sg::Timing t = sg::evaluate_timing(e);
   EXPECT_TRUE(t.student_floor_used);
-  EXPECT_NEAR(t.student_ms, 4.24 - 0.21 - 0.03 * 4.24, 1e-9);
-  // What it gained over its honest self is the slack, no more.
-  EXPECT_LE(t.speedup / (3.99 / 4.03), 1.0 / (1 - 0.03 * 4.24 / 4.03) + 1e-9);
+  EXPECT_NEAR(t.student_ms, 4.2 - 0.21 - 0.03 * 4.2, 1e-9);
+  // What it gained over its honest self (3.99 to 4.07 ms, median 4.03) is the
+  // slack and its own spread between its fastest quarter and its median, no more.
+  const double honest_ms = 4.03, fastest_quarter_ms = 3.99;
+  EXPECT_LE(t.speedup / (3.99 / honest_ms), honest_ms / (fastest_quarter_ms - 0.03 * 4.2) + 1e-9);
+  EXPECT_GE(t.student_ms, fastest_quarter_ms - 0.03 * 4.2 - 1e-9);
 }
 
 TEST(Timing, AFewDelayedRequestsLeaveAnHonestRunnerOnItsEvents) {
@@ -68,8 +71,56 @@ TEST(Timing, AFewDelayedRequestsLeaveAnHonestRunnerOnItsEvents) {
   for (int i = 0; i < 4; ++i) e.student_ms[i] += 0.5;  // 4 of 9 requests woke late
   const sg::Timing t = sg::evaluate_timing(e);
   EXPECT_FALSE(t.student_floor_used);
-  EXPECT_LE(t.student_ms, 4.08 - 0.01 + 1e-9);  // still one of its own event times (3.99 to 4.07)
+  EXPECT_NEAR(t.student_ms, 4.03, 1e-9);  // its own median event time
   EXPECT_FALSE(t.implausible) << t.implausible_reason;
+}
+
+// One grading of the reference in a batch of 24 on the H100 (perf_2048): a
+// burst of another process's work delayed 8 of its 15 requests in a row by
+// 0.2-1.8 ms and its kernel by up to 3%. A floor taken sample by sample gave
+// 2.210 ms and a speedup of 0.9545 against the reference's 2.110 ms.
+TEST(Timing, ABurstThatDelaysMostRequestsLeavesAnHonestRunnerOnItsEvents) {
+  sg::TimingEvidence e;
+  e.m = e.n = e.k = 2048;
+  e.student_ms = {2.353, 2.344, 2.403, 2.365, 2.345, 2.342, 2.553, 2.978,
+                  2.909, 4.124, 2.998, 3.033, 2.73,  2.586, 2.484};
+  e.student_event_ms = {2.109, 2.11,  2.11,  2.109, 2.111, 2.109, 2.111, 2.143,
+                        2.152, 2.169, 2.152, 2.146, 2.128, 2.129, 2.118};
+  e.reference_ms = {2.357, 2.354, 2.374, 2.37,  2.385, 2.37,  2.372, 2.385,
+                    2.402, 2.393, 2.408, 2.371, 2.361, 2.376, 2.351};
+  e.reference_event_ms = {2.109, 2.11, 2.112, 2.108, 2.109, 2.111, 2.108, 2.11,
+                          2.109, 2.111, 2.11, 2.109, 2.11,  2.112, 2.11};
+  e.overhead_ms = {0.239, 0.216, 0.222, 0.221, 0.221, 0.2,  0.236, 0.237,
+                   0.25,  0.232, 0.234, 0.21,  0.257, 0.227, 0.212};
+  const sg::Timing t = sg::evaluate_timing(e);
+  EXPECT_FALSE(t.student_floor_used);
+  EXPECT_NEAR(t.student_ms, 2.118, 1e-9);  // the median event time (the burst slowed the kernel too)
+  EXPECT_NEAR(t.speedup, 2.110 / 2.118, 1e-9);
+  // The same runner claiming no time at all still gets the floor of its
+  // fastest quarter: its clean 2.109 ms less the slack (0.08 ms) and the
+  // overheads' difference (0.02 ms).
+  for (double& ms : e.student_event_ms) ms = 0.001;
+  const sg::Timing lying = sg::evaluate_timing(e);
+  EXPECT_TRUE(lying.student_floor_used);
+  EXPECT_GT(lying.student_ms, 2.109 - 0.08 - 0.02);
+  EXPECT_LT(lying.speedup, 1.06);
+}
+
+// The judge's clock tells a disturbed take from a steady one (H100
+// figures): the 15 requests of a clean grading, and those of the grading
+// whose burst put its speedup at 0.988 in a run of ten.
+TEST(Timing, RequestSpreadTellsADisturbedTakeFromASteadyOne) {
+  const std::vector<double> steady = {2.324, 2.345, 2.335, 2.343, 2.35, 2.337, 2.336, 2.322,
+                                      2.342, 2.341, 2.344, 2.337, 2.329, 2.352, 2.33};
+  const std::vector<double> burst = {2.334, 2.61, 3.117, 3.052, 2.92,  3.015, 3.036, 2.802,
+                                     2.587, 2.507, 2.533, 2.472, 2.427, 2.406, 2.45};
+  EXPECT_LT(sg::request_spread(steady), 0.01);
+  EXPECT_GT(sg::request_spread(burst), sg::kDisturbedSpread);
+  // Quartiles: one slow request among 15 does not count as a disturbance.
+  std::vector<double> one_late = steady;
+  one_late[4] = 4.0;
+  EXPECT_LT(sg::request_spread(one_late), sg::kDisturbedSpread);
+  EXPECT_EQ(sg::request_spread({1.0, 2.0}), 0.0);  // too few to say
 }
 
 TEST(Timing, SameKernelBothSidesGivesSpeedupOne) {
@@ -114,6 +165,19 @@ TEST(Timing, AWrongTimedOutputEarnsNothing) {
   p.points = 7;
   p.zero_at = 0.75;
   p.full_at = 0.95;
+  EXPECT_EQ(sg::performance_points(p, t), 0.0);
+}
+
+TEST(Timing, OutputFilesReplacedAfterTheRunWereNotCheckedAndEarnNothing) {
+  sg::TimingEvidence e = honest(4.0, 4.0);
+  e.wrong_outputs = e.unreadable_outputs = 9;
+  e.first_wrong_output = "its output file timed-output-00000000000000ab.f32 is not a regular file";
+  const sg::Timing t = sg::evaluate_timing(e);
+  EXPECT_TRUE(t.timed_output_wrong);
+  EXPECT_NE(t.implausible_reason.find("could not be checked"), std::string::npos) << t.implausible_reason;
+  EXPECT_EQ(t.implausible_reason.find("computed something else"), std::string::npos) << t.implausible_reason;
+  sg::Performance p;
+  p.points = 7;
   EXPECT_EQ(sg::performance_points(p, t), 0.0);
 }
 

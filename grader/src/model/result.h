@@ -100,9 +100,9 @@ struct Timing {
   // inputs, poison C, synchronise, digest, reply), measured on the baseline
   // runner and subtracted from every sample of both sides.
   double overhead_ms = 0;
-  // The judge's floor under the student's time at its median request, and
-  // whether the floor decided it: the runner's own event times were below
-  // it in most samples (pipeline/timing.h).
+  // The judge's floor under the student's time (its fastest quarter of
+  // requests less the overhead and a slack), and whether the floor decided
+  // it: the runner's median event time was below it (pipeline/timing.h).
   double student_floor_ms = 0;
   bool student_floor_used = false;
   bool implausible = false;  // flagged: earns no performance points

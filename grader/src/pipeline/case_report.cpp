@@ -27,8 +27,9 @@ void mark_not_run(TestResult& t, const std::string& why, Status status) {
 
 namespace {
 
-// A fault message of the CPU backend names the block shape ("... of block
-// (0,0) (blocks of 256x1 threads)"). A block of one row of threads for a
+// A fault message names the block shape: the CPU backend's ("... of block
+// (0,0) (blocks of 256x1 threads)"), and the GPU runner's note of the
+// submission's launch ("... (blocks of 256x1 threads, grid 256x1)"). A block of one row of threads for a
 // kernel with square shared tiles is the launch bug behind the overrun: the
 // kernel indexes its tiles with threadIdx.x up to blockDim.x - 1.
 std::optional<Diagnosis> block_shape_diagnosis(const std::string& cause) {
@@ -50,8 +51,9 @@ std::optional<Diagnosis> block_shape_diagnosis(const std::string& cause) {
   return Diagnosis{"block.one_row",
                    "the kernel ran with blocks of " + b + " x 1 threads (blockDim.y = 1): threadIdx.y is always 0, "
                    "so only one row of each tile is loaded and computed, and threadIdx.x runs up to " +
-                       std::to_string(bx - 1) + ", past the edge of a " + tile + " x " + tile +
-                       " tile (the access named above) — launch dim3 block(" + tile + ", " + tile +
+                       std::to_string(bx - 1) + ", past the edge of a " + tile + " x " + tile + " tile" +
+                       (cause.find("__shared__") != std::string::npos ? " (the access named above)" : "") +
+                       " — launch dim3 block(" + tile + ", " + tile +
                        ") and a two-dimensional grid, dim3 grid((n + " + tile + " - 1) / " + tile + ", (m + " + tile +
                        " - 1) / " + tile + ")"};
 }

@@ -132,14 +132,15 @@ CaseOutcome RunnerSession::time_seeded(int m, int k, int n, std::uint64_t seed, 
   return exchange(q, {}, false, timeout_s);
 }
 
-CaseOutcome RunnerSession::seeded_output(int m, int k, int n, double timeout_s, int slot) {
+CaseOutcome RunnerSession::seeded_output(int m, int k, int n, double timeout_s, int slot, std::uint64_t seed) {
   proto::RunCaseRequest q;
   q.type = proto::RequestType::SeededOutput;
   q.slot = slot;
+  q.seed = seed;
   q.m = m;
   q.k = k;
   q.n = n;
-  return exchange(q, {}, true, timeout_s);
+  return exchange(q, {}, false, timeout_s);
 }
 
 CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,

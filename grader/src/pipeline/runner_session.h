@@ -52,8 +52,10 @@ class RunnerSession {
   // its time, reply.header.digest_a/b the runner's commitment to C.
   CaseOutcome time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch, double timeout_s,
                           int slot = 0);
-  // C of the last timed sample (proto SeededOutput), untimed.
-  CaseOutcome seeded_output(int m, int k, int n, double timeout_s, int slot = 0);
+  // The C of the timed sample of `seed` in `slot` to its file in
+  // scratch_dir() (proto SeededOutput), untimed; the reply carries no data.
+  CaseOutcome seeded_output(int m, int k, int n, double timeout_s, int slot, std::uint64_t seed);
+  const std::string& scratch_dir() const { return cfg_.scratch_dir; }
   // How many runners have served so far: changes whenever a fresh one takes over.
   int generation() const { return started_; }
   // Ends the current runner (if any) and every process it started, sparing

@@ -1,6 +1,12 @@
 #include "pipeline/timed_samples.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -19,6 +25,35 @@ class FreshSeeds {
   std::random_device device_;
 };
 
+// The output file of the sample of `seed` in `dir` into c, then removed; "" or why not.
+std::string read_output_file(const std::string& dir, std::uint64_t seed, int m, int n, std::vector<float>& c) {
+  const std::string name = proto::seeded_output_name(seed);
+  const std::string path = dir + "/" + name;
+  // Made by the runner: no link is followed and nothing but a regular file
+  // of exactly the output's size is read (a FIFO would block, a device or a
+  // huge file would never end).
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return "its output file " + name + " could not be opened (" + std::strerror(errno) + ")";
+  const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(m) * n;
+  struct stat st {};
+  std::string why;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    why = "its output file " + name + " is not a regular file";
+  } else if (static_cast<std::size_t>(st.st_size) != bytes) {
+    why = "its output file " + name + " holds " + std::to_string(st.st_size) + " bytes, not " +
+          std::to_string(bytes);
+  } else {
+    c.resize(static_cast<std::size_t>(m) * n);
+    if (!proto::read_all(fd, c.data(), bytes)) {
+      why = "its output file " + name + " could not be read whole";
+      c.clear();
+    }
+  }
+  close(fd);
+  unlink(path.c_str());
+  return why;
+}
+
 }  // namespace
 
 std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
@@ -26,7 +61,7 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
   const seeded::Digest d = seeded::host_digest(c.data(), c.size(), threads);
   if (d.a != committed.digest_a || d.b != committed.digest_b)
-    return "the output sent afterwards was not the one the timed request committed to";
+    return "the output written afterwards was not the one the timed request committed to";
   FreivaldsInput in;
   in.m = m;
   in.k = k;
@@ -41,53 +76,71 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
 }
 
 std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<FetchedOutput>& fetched) {
+                                 std::vector<TimedOutput>& outputs) {
   FreshSeeds seeds;
-  // Warm-ups into every slot the samples will use: a slot's first sample
-  // allocates its buffer, which no timed sample may pay for.
+  // The suite's warm-ups launch basicSgemm; then every slot the samples will
+  // use that no warm-up wrote is allocated by a request that launches nothing
+  // (a slot's first request allocates its buffer, which no timed sample may
+  // pay for; launching the kernel there too only lengthened the exclusive hold).
   const int slots = std::clamp(c.performance.samples, 1, proto::kMaxSeededSlots);
   for (int w = 0; w < std::max(c.performance.warmups, slots); ++w) {
-    const CaseOutcome out =
-        student.time_seeded(c.m, c.k, c.n, seeds.next(), proto::Launch::BasicSgemm, limit_s, w % slots);
+    const proto::Launch launch = w < c.performance.warmups ? proto::Launch::BasicSgemm : proto::Launch::None;
+    const CaseOutcome out = student.time_seeded(c.m, c.k, c.n, seeds.next(), launch, limit_s, w % slots);
     if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
   }
-  std::vector<PendingOutput> pending;
   for (int s = 0; s < c.performance.samples; ++s) {
-    // Every output slot holds an unfetched sample (a suite of more samples
-    // than slots): fetch those now, at the cost of one pause.
-    if (pending.size() == static_cast<std::size_t>(proto::kMaxSeededSlots)) {
-      const std::string failed = fetch_student_outputs(student, c, limit_s, pending, fetched);
+    const int slot = s % proto::kMaxSeededSlots;
+    // Every slot holds a sample (a suite of more samples than slots): their
+    // files are written now, before the slots are used again.
+    if (s > 0 && slot == 0) {
+      const std::string failed = write_output_files(student, c, limit_s, outputs);
       if (!failed.empty()) return failed;
-      pending.clear();
     }
     const std::uint64_t seed = seeds.next();
-    const int slot = s % proto::kMaxSeededSlots;
     const CaseOutcome timed = student.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, slot);
     if (timed.kind != CaseOutcome::Kind::Ok) return timed.cause;
     e.student_ms.push_back(timed.judge_ms);
     e.student_event_ms.push_back(timed.reply.header.launch_event_ms);
-    pending.push_back({slot, seed, timed.reply.header});
+    TimedOutput out;
+    out.slot = slot;
+    out.seed = seed;
+    out.committed = timed.reply.header;
+    outputs.push_back(std::move(out));
   }
-  return fetch_student_outputs(student, c, limit_s, pending, fetched);
+  return write_output_files(student, c, limit_s, outputs);
 }
 
-std::string fetch_student_outputs(RunnerSession& student, const Case& c, double limit_s,
-                                  const std::vector<PendingOutput>& pending, std::vector<FetchedOutput>& fetched) {
-  for (const PendingOutput& p : pending) {
-    CaseOutcome output = student.seeded_output(c.m, c.k, c.n, limit_s, p.slot);
-    if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
-    fetched.push_back({p.seed, p.committed, std::move(output.reply.c)});
+std::string write_output_files(RunnerSession& runner, const Case& c, double limit_s,
+                               std::vector<TimedOutput>& outputs) {
+  for (TimedOutput& o : outputs) {
+    if (o.written) continue;
+    const CaseOutcome written = runner.seeded_output(c.m, c.k, c.n, limit_s, o.slot, o.seed);
+    if (written.kind != CaseOutcome::Kind::Ok) return written.cause;
+    o.written = true;
   }
   return "";
 }
 
-void check_student_outputs(const Case& c, const std::vector<FetchedOutput>& fetched, TimingEvidence& e) {
+void read_output_files(const std::string& dir, const Case& c, std::vector<TimedOutput>& outputs) {
+  for (TimedOutput& o : outputs)
+    if (o.written && o.c.empty() && o.unreadable.empty()) o.unreadable = read_output_file(dir, o.seed, c.m, c.n, o.c);
+}
+
+void discard_output_files(const std::string& dir, const std::vector<TimedOutput>& outputs) {
+  for (const TimedOutput& o : outputs)
+    if (o.written) unlink((dir + "/" + proto::seeded_output_name(o.seed)).c_str());
+}
+
+void check_student_outputs(const Case& c, const std::vector<TimedOutput>& outputs, TimingEvidence& e) {
   FreshSeeds seeds;
-  for (const FetchedOutput& f : fetched) {
-    // x is drawn only now, after the runner has sent its output.
-    const std::string wrong =
-        check_timed_output(c.m, c.k, c.n, f.seed, f.c, f.committed, seeds.next(), c.tolerance_factor);
+  for (const TimedOutput& o : outputs) {
+    // x is drawn only now, after the runner has written its output.
+    const std::string wrong = !o.unreadable.empty() ? o.unreadable
+                              : o.c.empty()         ? std::string("its output was never written")
+                                                    : check_timed_output(c.m, c.k, c.n, o.seed, o.c, o.committed,
+                                                                         seeds.next(), c.tolerance_factor);
     if (!wrong.empty() && e.wrong_outputs++ == 0) e.first_wrong_output = wrong;
+    e.unreadable_outputs += !o.unreadable.empty();
   }
 }
 
@@ -129,10 +182,12 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
     }
   // The reference's last output held to the same test as the student's: a
   // baseline runner that computed something else would show here.
-  const CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, 1);
+  const CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, 1, last_seed);
   if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
-  const std::string wrong =
-      check_timed_output(c.m, c.k, c.n, last_seed, output.reply.c, last_reference, seeds.next(), c.tolerance_factor);
+  std::vector<float> reference_c;
+  std::string wrong = read_output_file(baseline.scratch_dir(), last_seed, c.m, c.n, reference_c);
+  if (wrong.empty())
+    wrong = check_timed_output(c.m, c.k, c.n, last_seed, reference_c, last_reference, seeds.next(), c.tolerance_factor);
   return wrong.empty() ? "" : "the reference's own timed output failed the check: " + wrong;
 }
 

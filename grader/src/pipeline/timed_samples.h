@@ -22,37 +22,47 @@ namespace sg {
 std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
                                const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor);
 
-// A timed student sample whose output is still to be fetched and checked.
-struct PendingOutput {
+// A timed student sample and its output: the runner writes the output to a
+// file in its scratch folder when asked (proto SeededOutput), and the judge
+// reads it from there, during or after the exclusive hold (the timed reply's
+// digest vouches for it either way).
+struct TimedOutput {
   int slot = 0;
   std::uint64_t seed = 0;
   proto::ReplyHeader committed;  // holds the digest the timed reply committed to
+  bool written = false;          // the runner wrote its file
+  std::vector<float> c;          // read from the file (read_output_files)
+  std::string unreadable;        // why the file could not be read, when it could not
 };
 
-// A timed sample's output, fetched from the runner, still to be checked.
-struct FetchedOutput {
-  std::uint64_t seed = 0;
-  proto::ReplyHeader committed;
-  std::vector<float> c;
-};
-
-// The student's warm-ups (one into each output slot, allocating it) and
-// samples, back to back (each into its own slot, so the GPU never idles),
+// The student's warm-ups (the suite's number launch basicSgemm; every other
+// slot the samples will use is allocated by a request that launches nothing)
+// and samples, back to back (each into its own slot, so the GPU never idles),
 // into e.student_ms (the judge's clock) and e.student_event_ms (the runner's
-// claim). Outputs are fetched into `fetched` when every slot is used and at
-// the end (the runner keeps one shape's outputs). "" when every request was
+// claim), and one TimedOutput each into `outputs`. Every output is written
+// to its own file by the end (one per sample; a slot used again, with more
+// samples than slots, is written first). "" when every request was
 // answered, else why not.
 std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<FetchedOutput>& fetched);
+                                 std::vector<TimedOutput>& outputs);
 
-// Fetches the pending outputs from the runner (untimed), appending to `fetched`.
-std::string fetch_student_outputs(RunnerSession& student, const Case& c, double limit_s,
-                                  const std::vector<PendingOutput>& pending, std::vector<FetchedOutput>& fetched);
+// Asks the runner to write every output not yet written to its file.
+std::string write_output_files(RunnerSession& runner, const Case& c, double limit_s,
+                               std::vector<TimedOutput>& outputs);
 
-// Checks every fetched output (digest, then Freivalds' test with x drawn
-// now) into e.wrong_outputs and e.first_wrong_output. Uses every core:
-// called after the timed requests, once the student's runner has ended.
-void check_student_outputs(const Case& c, const std::vector<FetchedOutput>& fetched, TimingEvidence& e);
+// Reads every written output not yet read from its file in `dir` (the
+// runner's scratch folder), removing the file; a file that is missing, not
+// a regular file or of the wrong size leaves the output unreadable.
+void read_output_files(const std::string& dir, const Case& c, std::vector<TimedOutput>& outputs);
+
+// Removes the files of written outputs that will not be read (a take of
+// the samples that was not kept).
+void discard_output_files(const std::string& dir, const std::vector<TimedOutput>& outputs);
+
+// Checks every output (digest, then Freivalds' test with x drawn now) into
+// e.wrong_outputs and e.first_wrong_output; an unreadable one is wrong. Uses
+// every core: called after the timed requests, once the student's runner has ended.
+void check_student_outputs(const Case& c, const std::vector<TimedOutput>& outputs, TimingEvidence& e);
 
 // The overhead, reference and naive samples into e (the judge's clock and the
 // baseline runner's events), interleaved with the order rotating, and the

@@ -23,19 +23,33 @@ struct TimingEvidence {
   // Timed student samples whose output failed its digest or Freivalds' check,
   // and what the first one got wrong.
   std::int64_t wrong_outputs = 0;
+  std::int64_t unreadable_outputs = 0;  // of those, outputs whose file could not be read
   std::string first_wrong_output;
   double cublas_ms = 0;  // measured by the judge itself
 };
 
 double median(std::vector<double> v);
 
-// Each side's time is the median over its samples of the event time, but
-// never less than the judge's floor for that sample: the request, less what
-// a request costs beyond its launch in the baseline runner (its reference
-// requests' clock less their events), less a slack of 3% (at least 0.08 ms).
-// A runner that under-reports gains at most that slack; an honest one stays
-// on its steady events. Without event times, the median request less the
-// median overhead. Also the spread, speedup, GFLOP/s and the verdict.
+// How far apart the judge's clock put the first and third quartiles of one
+// side's requests, as a share of the first: 0.5% for steady samples on the
+// H100, 5-25% when another process's burst of work ran beside most of them.
+double request_spread(const std::vector<double>& judge_ms);
+// Past this, a side's samples are taken again (pipeline/grade.cpp, at most
+// kTimingTakes in all, the steadiest kept): a burst that delayed most of
+// them would otherwise decide the speedup (seen on the H100: an honest
+// reference scored 0.92 against itself in a batch).
+constexpr double kDisturbedSpread = 0.03;
+constexpr int kTimingTakes = 3;
+
+// Each side's time is the median of its event times, but never less than
+// the judge's floor: its fastest quarter of requests (the first quartile),
+// less what a request costs beyond its launch in the baseline runner (its
+// reference requests' clock less their events), less a slack of 3% (at
+// least 0.08 ms). A runner that under-reports gains at most that slack and
+// its own spread between that quartile and its median; an honest one stays
+// on its steady events, even when most of its requests were delayed.
+// Without event times, the median request less the median overhead. Also
+// the spread, speedup, GFLOP/s and the verdict.
 Timing evaluate_timing(const TimingEvidence& e);
 
 // Linear between zero_at and full_at; 0 for implausible timings.

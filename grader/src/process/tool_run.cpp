@@ -1,32 +1,53 @@
 #include "process/tool_run.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 namespace sg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point deadline_after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(0.0, seconds)));
+}
+
+SpawnOptions tool_spawn_options(const ToolCommand& command, const std::vector<std::string>& env,
+                                const std::string& cwd, bool drop_privileges, bool pid_namespace,
+                                const Sandbox& sandbox) {
+  SpawnOptions opts;
+  opts.argv = command.argv;
+  opts.env = env;
+  opts.workdir = cwd;
+  opts.output_file = command.output_file;
+  opts.drop_privileges = drop_privileges;
+  opts.protocol_pipes = false;
+  opts.pid_namespace = pid_namespace;
+  opts.sandbox = sandbox;
+  return opts;
+}
+
+}  // namespace
 
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
                                bool pid_namespace, const Sandbox& sandbox) {
-  using Clock = std::chrono::steady_clock;
   std::vector<ToolRun> runs(commands.size());
   std::vector<std::optional<Child>> children(commands.size());
   std::vector<Clock::time_point> deadlines(commands.size());
   for (std::size_t i = 0; i < commands.size(); ++i) {
-    SpawnOptions opts;
-    opts.argv = commands[i].argv;
-    opts.env = env;
-    opts.workdir = cwd;
-    opts.output_file = commands[i].output_file;
-    opts.drop_privileges = drop_privileges;
-    opts.protocol_pipes = false;
-    opts.pid_namespace = pid_namespace;
-    opts.sandbox = sandbox;
-    deadlines[i] = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                      std::chrono::duration<double>(std::max(0.0, commands[i].timeout_s)));
-    children[i] = Child::spawn(opts, runs[i].start_error);
+    deadlines[i] = deadline_after(commands[i].timeout_s);
+    children[i] =
+        Child::spawn(tool_spawn_options(commands[i], env, cwd, drop_privileges, pid_namespace, sandbox),
+                     runs[i].start_error);
     runs[i].started = children[i].has_value();
   }
   // Each child is reaped as it ends or passes its deadline, without the
@@ -60,6 +81,48 @@ ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::st
                  bool pid_namespace, const Sandbox& sandbox) {
   return run_tools({{argv, output_file, timeout_s}}, env, cwd, drop_privileges, output_cap, pid_namespace, sandbox)
       .front();
+}
+
+ToolRun run_gated_tool(const ToolCommand& command, const std::string& gate,
+                       const std::function<std::shared_ptr<void>()>& take_turn, const std::vector<std::string>& env,
+                       const std::string& cwd, bool drop_privileges, std::size_t output_cap, bool pid_namespace,
+                       const Sandbox& sandbox) {
+  ToolRun run;
+  unlink(gate.c_str());
+  if (mkfifo(gate.c_str(), 0644) != 0 || chmod(gate.c_str(), 0644) != 0) {
+    run.start_error = "cannot make the FIFO " + gate + ": " + std::strerror(errno);
+    return run;
+  }
+  std::optional<Child> child = Child::spawn(
+      tool_spawn_options(command, env, cwd, drop_privileges, pid_namespace, sandbox), run.start_error);
+  run.started = child.has_value();
+  if (child) {
+    auto deadline = deadline_after(command.timeout_s);
+    std::shared_ptr<void> turn;
+    int delay_us = 200;
+    // The tool is at the gate once it has the FIFO open for reading: until
+    // then, opening it to write without blocking fails with ENXIO.
+    while (!child->ended() && Clock::now() < deadline) {
+      const int fd = open(gate.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+      if (fd >= 0) {
+        turn = take_turn();
+        deadline = deadline_after(command.timeout_s);
+        const bool opened = write(fd, "go\n", 3) == 3;
+        close(fd);
+        if (!opened) turn.reset();  // the tool reads EOF and gives up
+        break;
+      }
+      if (errno != ENXIO) break;  // the FIFO is gone: the tool waits until its deadline
+      backoff_sleep(delay_us);
+    }
+    while (!child->ended() && Clock::now() < deadline) backoff_sleep(delay_us);
+    run.exit = child->wait(0, false);  // ended: reaps it; past its deadline: kills its group
+    kill_all_descendants();
+    turn.reset();
+    run.output = read_capped_text(command.output_file, output_cap);
+  }
+  unlink(gate.c_str());
+  return run;
 }
 
 std::vector<std::string> scrubbed_environment(const std::string& home) {

@@ -1,6 +1,8 @@
 // Running a trusted tool (nvcc for the link, compute-sanitizer) with a
 // deadline, its output captured to a file. Built on process/process.h.
 #pragma once
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,18 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
                  const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
                  bool pid_namespace = true, const Sandbox& sandbox = {});
+
+// One tool whose command waits, once its own start-up is done, at `gate`: a
+// FIFO made here, which the command opens for reading (e.g. `read -r _ <gate`)
+// before its real work. When the tool is waiting there, `take_turn` is
+// called and what it returns is kept until the tool has ended; then the
+// gate opens (a line is written to it). For work whose start-up may overlap
+// others' but whose middle must not: ncu's turn on the GPU's one profiler.
+// The deadline counts from the spawn to the gate, and again from the turn.
+ToolRun run_gated_tool(const ToolCommand& command, const std::string& gate,
+                       const std::function<std::shared_ptr<void>()>& take_turn, const std::vector<std::string>& env,
+                       const std::string& cwd, bool drop_privileges, std::size_t output_cap, bool pid_namespace,
+                       const Sandbox& sandbox);
 
 // The environment the runner and the tools get: a fixed PATH and only the
 // variables CUDA needs to find the device, nothing else of the judge's.

@@ -294,6 +294,12 @@ bool read_all(int fd, void* data, std::size_t bytes, double timeout_s) {
 // The header's magic and message_len are taken from the reply's contents (a
 // message beyond 64 KiB is cut). C is sent only for status Ok, and then must
 // hold exactly m * n values.
+std::string seeded_output_name(std::uint64_t seed) {
+  char name[48];
+  std::snprintf(name, sizeof name, "timed-output-%016llx.f32", static_cast<unsigned long long>(seed));
+  return name;
+}
+
 bool write_reply(int fd, const Reply& r) {
   ReplyHeader h = r.header;
   if (h.m < 0 || h.n < 0) return false;

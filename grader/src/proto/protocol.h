@@ -23,8 +23,14 @@ constexpr int kReplyFd = 4;                   // runner writes replies here
 //   two CUDA events, synchronises the device and replies with the digest of
 //   C, committing to its output before the judge asks for it, and the
 //   events' time. No data follows either way.
-// SeededOutput: C of the last TimeSeeded (untimed); the judge checks it
-//   against the digest and with Freivalds' test (compare/freivalds.h).
+// SeededOutput: C of a slot's last TimeSeeded (untimed; `seed` repeats that
+//   sample's seed), written to the file seeded_output_name(seed) in the
+//   runner's working directory, one file per sample; the reply
+//   carries no data. The judge reads the file when it likes, also after the
+//   runner has ended (the timed reply's digest vouches for it: the judge
+//   checks it against the digest and with Freivalds' test,
+//   compare/freivalds.h). Outputs of hundreds of MB then cost the exclusive
+//   hold a copy into the page cache, not a trip through a pipe.
 enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2, TimeSeeded = 4, SeededOutput = 5 };
 
 // What a TimeSeeded sample launches. Naive exists only in the grader's
@@ -40,10 +46,10 @@ struct RunCaseRequest {
   std::int32_t m = 0, k = 0, n = 0;
   Launch launch = Launch::None;  // TimeSeeded only
   // TimeSeeded: which output buffer the sample writes; SeededOutput: which
-  // sample's output to send. Samples run back to back (no fetch between them,
-  // which let the GPU idle and clock down) and are fetched and checked afterwards.
+  // sample's output to write. Samples run back to back (nothing between them,
+  // which let the GPU idle and clock down); outputs are written and checked afterwards.
   std::int32_t slot = 0;
-  std::uint64_t seed = 0;        // TimeSeeded: the sample's inputs
+  std::uint64_t seed = 0;        // TimeSeeded: the sample's inputs; SeededOutput: the sample's
   std::uint64_t nonce = 0;       // echoed back so a stale or injected reply is noticed
 };
 
@@ -58,7 +64,7 @@ enum class ReplyStatus : std::uint32_t {
 };
 
 // Followed on the wire by: message (message_len bytes), then C (m*n floats)
-// in an Ok reply to RunCase or SeededOutput. Every figure here is the
+// in an Ok reply to RunCase. Every figure here is the
 // runner's claim: it goes into a report, must match what the judge computes
 // itself (the digest), or is bounded by the judge's own clock (the event time).
 struct ReplyHeader {
@@ -78,6 +84,10 @@ struct ReplyHeader {
   double launch_event_ms = 0;
 };
 
+// The file a SeededOutput of the sample of `seed` writes: m*n floats,
+// row-major, native byte order, nothing else.
+std::string seeded_output_name(std::uint64_t seed);
+
 struct Reply {
   ReplyHeader header;
   std::string message;
@@ -91,7 +101,7 @@ bool read_all(int fd, void* data, std::size_t bytes);
 // Serialise / parse a whole reply. read_reply validates magic and sizes
 // against the expected m, n, so a garbled stream is an error, not a crash.
 // write_reply sends C when the reply is Ok and C is not empty; the reader says
-// whether it expects C (an Ok reply to RunCase or SeededOutput) or not.
+// whether it expects C (an Ok reply to RunCase) or not.
 bool write_reply(int fd, const Reply& r);
 bool read_reply(int fd, Reply& r, std::int32_t expect_m, std::int32_t expect_n, std::string& error);
 

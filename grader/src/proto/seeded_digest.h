@@ -1,5 +1,5 @@
 // The host's copy of the digest a timed reply carries (proto/seeded_inputs.h):
-// the judge recomputes it over the C it fetched and requires the runner's value.
+// the judge recomputes it over the C it read back and requires the runner's value.
 #pragma once
 #include <cstdint>
 

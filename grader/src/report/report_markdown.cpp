@@ -129,7 +129,7 @@ void performance_section(const GradeResult& r, std::string& md) {
   for (const auto& t : r.tests)
     if (t.timing && t.timing->overhead_ms > 0) {
       md += "Timed by CUDA events around each launch, never below the grader's own clock (" + md_cell(t.name) +
-            ": at least " + num(t.timing->student_floor_ms, 3) + " ms, the request less its overhead); the "
+            ": at least " + num(t.timing->student_floor_ms, 3) + " ms, the fastest quarter of requests less their overhead); the "
             "reference and naive kernels ran in the grader's own runner, and every timed output was checked.\n\n";
       break;
     }

@@ -5,9 +5,13 @@
 //   replay   the first sample computed, later ones answered with that same C
 //   late     the timed reply commits to an unwritten C; the product is only
 //            computed when the judge asks for the output
+//   link     every output file is a symbolic link to /etc/passwd
+//   short    every output file holds half of C
 // Every mode says on stderr when a slot is first used ("slot S first used by
 // request R"), as the GPU runner allocates a slot's buffer then.
 // Built and driven by grader/tests/timed_samples_test.cpp.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -57,6 +61,7 @@ int main(int argc, char** argv) {
     std::vector<float>& c = outputs[q.slot];
     if (q.type == sg::proto::RequestType::TimeSeeded) {
       seeds[q.slot] = q.seed;
+      if (q.launch == sg::proto::Launch::BasicSgemm) std::fprintf(stderr, "request %ld launches basicSgemm\n", request);
       if (q.launch == sg::proto::Launch::None) {
         c.assign(std::size_t(q.m) * q.n, 0.0f);
         std::memset(c.data(), 0xFF, c.size() * sizeof(float));
@@ -76,12 +81,18 @@ int main(int argc, char** argv) {
       const sg::seeded::Digest d = sg::seeded::host_digest(c.data(), c.size());
       r.header.digest_a = d.a;
       r.header.digest_b = d.b;
-    } else if (q.type == sg::proto::RequestType::SeededOutput) {
-      if (mode == "late") {
-        q.seed = seeds[q.slot];
-        c = product(q);
+    } else if (q.type == sg::proto::RequestType::SeededOutput && seeds[q.slot] == q.seed) {
+      if (mode == "late") c = product(q);
+      // The output goes to its file (proto SeededOutput), as the GPU runner writes it.
+      const std::string name = sg::proto::seeded_output_name(q.seed);
+      std::remove(name.c_str());
+      if (mode == "link") {
+        if (symlink("/etc/passwd", name.c_str()) != 0) return 5;
+      } else {
+        std::FILE* f = std::fopen(name.c_str(), "wb");
+        const std::size_t count = mode == "short" ? c.size() / 2 : c.size();
+        if (!f || std::fwrite(c.data(), sizeof(float), count, f) != count || std::fclose(f) != 0) return 5;
       }
-      r.c = c;
     } else {
       r.header.status = sg::proto::ReplyStatus::BadRequest;
     }

@@ -235,8 +235,10 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   const std::string& o = paths_.runner_objects;
   // No reference code in the student's runner: the baselines are timed by
   // the baseline runner (Makefile), which never loads student code.
+  // --wrap: the runner notes the shape of the submission's first launch of
+  // each checked case, for the report when the case faults (runner_main.cu).
   ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/runner_selftest.o", o + "/protocol.o",
-                           cr.object, "-cudart", "static"},
+                           cr.object, "-cudart", "static", "-Xlinker", "--wrap=__cudaPushCallConfiguration"},
                           scrubbed_environment(work.sub("build")), work.sub("build"), work.sub("logs/link.txt"),
                           kLinkTimeout, false, kLogCap);
   out.seconds = seconds_since(t0);
@@ -402,18 +404,31 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   // no one holds the GPU while waiting for it); a grading that shares no lock
   // (two TAs' `grade` at once) is tried again after a random pause. The GPU
   // hold is shared, as for the sanitizer: ncu's runner never overlaps a
-  // timing, and most of ncu's time is its own start-up on the CPU.
+  // timing. Both are taken only once ncu has started and its runner waits
+  // at the gate: ncu's own start-up (0.5 s of its 1.9 s on the H100, on the
+  // CPU) is no part of the turn. The gate's folder is the judge's, visible
+  // read-only to ncu's sandbox alone.
+  const fs::path gate_dir = fs::path(scratch).parent_path() / "ncu-gate";
+  std::error_code ec;
+  fs::create_directories(gate_dir, ec);
+  fs::permissions(gate_dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                fs::perms::others_read | fs::perms::others_exec, ec);
+  const std::string gate = (gate_dir / "go").string();
+  Sandbox sandbox = ncu_sandbox(ctx);
+  sandbox.read_only.push_back(gate_dir.string());
+  const std::string gpu_lock = setup_.gpu_lock;
+  struct Turn {
+    DeviceLock profiler, gpu;  // in this order: no one holds the GPU while waiting for the profiler
+    explicit Turn(const std::string& lock) : profiler(lock.empty() ? "" : lock + ".ncu", true), gpu(lock, false) {}
+  };
+  auto take_turn = [gpu_lock]() -> std::shared_ptr<void> { return std::make_shared<Turn>(gpu_lock); };
   constexpr int kTries = 5;
   std::random_device pause_source;
   for (int attempt = 1; attempt <= kTries; ++attempt) {
-    {
-      const DeviceLock profiler(setup_.gpu_lock.empty() ? "" : setup_.gpu_lock + ".ncu", true);
-      const auto held = shared_hold();
-      run = run_tool(ncu_command(paths_.ncu, ctx.runner, c.m, c.k, c.n, static_cast<unsigned>(ctx.seed % 1000000),
-                                 selftest_token_),
-                     env, scratch, ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, true, kLogCap, false,
-                     ncu_sandbox(ctx));
-    }
+    const ToolCommand command{ncu_command(paths_.ncu, ctx.runner, gate, c.m, c.k, c.n,
+                                          static_cast<unsigned>(ctx.seed % 1000000), selftest_token_),
+                              ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s};
+    run = run_gated_tool(command, gate, take_turn, env, scratch, true, kLogCap, false, sandbox);
     if (run.output.find("driver resource was unavailable") == std::string::npos) break;
     if (attempt == kTries) {
       r.seconds = seconds_since(t0);
