@@ -38,7 +38,7 @@ SECCOMP_LIB := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libseccomp.a /us
                  .devcarry/seccomp/usr/lib/x86_64-linux-gnu/libseccomp.a) -lseccomp)
 ifneq ($(SECCOMP_INC),/usr/include)
   ifneq ($(SECCOMP_INC),)
-    CXXFLAGS += -I$(SECCOMP_INC)
+    CXXFLAGS += -isystem $(SECCOMP_INC)
   endif
 endif
 LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static $(SECCOMP_LIB) -ldl -lrt -pthread

@@ -620,6 +620,26 @@ TEST(DiagnosisHypotheses, AnIllegalAddressOnTheGpuWithABlockOfOneRowNamesTheBloc
   EXPECT_EQ(t.diagnoses[1].id, "memory.illegal_address");
 }
 
+// A CPU-backend case that ran out of time while its blocks kept completing is
+// no hang: the hint names the grid's size, not a loop or a barrier.
+TEST(DiagnosisHypotheses, ATimeoutWhileBlocksKeptCompletingIsNoHang) {
+  CaseOutcome slow;
+  slow.kind = CaseOutcome::Kind::TimedOut;
+  slow.extended = true;
+  slow.cause = "timed out after 80 s while its blocks kept completing";
+  TestResult t;
+  record_runner_failure(t, slow);
+  ASSERT_FALSE(t.diagnoses.empty());
+  EXPECT_EQ(t.diagnoses[0].id, "grid.slow_on_cpu");
+  for (const auto& d : t.diagnoses) EXPECT_NE(d.id, "hang.timeout");
+  CaseOutcome stuck;
+  stuck.kind = CaseOutcome::Kind::TimedOut;
+  TestResult h;
+  record_runner_failure(h, stuck);
+  ASSERT_FALSE(h.diagnoses.empty());
+  EXPECT_EQ(h.diagnoses[0].id, "hang.timeout");
+}
+
 TEST(DiagnosisHypotheses, TheStudentsTileSizeIsUsedInTheHint) {
   Bugs bug;
   bug.tile = 8;

@@ -85,7 +85,13 @@ class Gradescope : public testing::Test {
     std::error_code ec;
     if (!tmp_.empty()) fs::remove_all(tmp_, ec);
   }
-  void SetUp() override { ASSERT_EQ(setup_.code, 0) << "setup.sh failed:\n" << setup_.output; }
+  void SetUp() override {
+    // A machine without a package registry (the GPU machines) may lack a -dev package that
+    // setup.sh --no-apt rightly refuses to build without; that is the machine, not the kit.
+    if (setup_.code != 0 && setup_.output.find("setup.sh: missing ") != std::string::npos)
+      GTEST_SKIP() << "this machine lacks a package setup.sh needs and the test installs nothing: " << setup_.output;
+    ASSERT_EQ(setup_.code, 0) << "setup.sh failed:\n" << setup_.output;
+  }
 
   // Grades `kernel_text` as /autograder/submission/kernel.cu under a fresh
   // autograder root that shares the built source/; returns results.json.

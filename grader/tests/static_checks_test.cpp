@@ -767,11 +767,12 @@ class NvccObjects : public testing::Test {
   }
   void SetUp() override { SG_REQUIRE_NVCC(); }
 
-  // The object built from `name`; fails the test when it did not build.
-  static const sg::CompileResult& get(const std::string& name) {
-    static const sg::CompileResult none;
+  // The object built from `name`; fails the test when it did not build. A copy: a
+  // reference returned from a call with a temporary argument makes g++ 13 warn
+  // (-Wdangling-reference) at every caller, though the result lives in built_.
+  static sg::CompileResult get(const std::string& name) {
     const auto it = built_->find(name);
-    return it == built_->end() ? none : it->second;
+    return it == built_->end() ? sg::CompileResult{} : it->second;
   }
   static sg::SymbolReport symbols(const std::string& name) {
     sg::Toolchain tc;
@@ -1002,7 +1003,7 @@ TEST(SampleCorpus, ExpectFilesAreWellFormed) {
   EXPECT_DOUBLE_EQ(total, 100);
   const std::set<std::string> keys = {"about", "source", "state", "score", "cpu_score", "must_fail",
                                       "must_pass", "mentions", "cpu_mentions", "first_hint", "first_hint_id",
-                                      "bug", "known_unfair", "cpu_known_unfair", "hint_known_unfair",
+                                      "first_hint_or", "bug", "known_unfair", "cpu_known_unfair", "hint_known_unfair",
                                       "cpu_hint_known_unfair", "gpu_hint_known_unfair", "upstream", "gpu_must_fail"};
   for (const auto& s : samples) {
     SCOPED_TRACE(s.name);
@@ -1010,6 +1011,10 @@ TEST(SampleCorpus, ExpectFilesAreWellFormed) {
     ASSERT_TRUE(e.IsMap()) << "missing or malformed " << (s.dir / "expect.yaml");
     for (const auto& kv : e) EXPECT_TRUE(keys.count(kv.first.as<std::string>())) << kv.first.as<std::string>();
     EXPECT_FALSE(e["about"].as<std::string>("").empty());
+    if (e["first_hint_or"]) {
+      EXPECT_TRUE(e["first_hint_or"].IsMap() && e["first_hint_or"]["id"] && e["first_hint_or"]["mentions"].IsSequence())
+          << "first_hint_or: {id: ..., mentions: [...]}";
+    }
     const std::string state = e["state"].as<std::string>("");
     EXPECT_TRUE(state == "graded" || state == "compile error" || state == "rejected") << state;
     if (e["upstream"]) {

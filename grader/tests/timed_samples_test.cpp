@@ -2,9 +2,12 @@
 // (progs/seeded_host_runner.cpp): every sample is timed by the judge's clock,
 // every student output checked, and the cheats a runner could try with the
 // output (replaying an earlier one, computing it only when asked) are caught.
+// Also a checked case's limit, extended while the CPU layer's blocks keep
+// completing and not otherwise.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -202,6 +205,49 @@ TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
   EXPECT_EQ(e.reference_event_ms.size(), 5u);
   EXPECT_EQ(e.naive_event_ms.size(), 3u);
   EXPECT_TRUE(e.student_ms.empty());
+}
+
+// A checked case past its limit (0.4 s) whose runner keeps counting blocks
+// (1.2 s of them) is given more time; one that counts none is stopped at
+// its limit; the session's budget for extensions ends them.
+sg::CaseOutcome checked_case(const std::string& runner, const std::string& mode, const fs::path& dir,
+                             double budget_s, double& seconds) {
+  sg::RunnerConfig rc = config(runner, mode, dir);
+  rc.progress_file = (dir / "cudacpu-progress").string();
+  rc.env.push_back("CUDACPU_PROGRESS_FILE=" + rc.progress_file);
+  rc.progress_limit_factor = 8;
+  rc.progress_budget_s = budget_s;
+  sg::RunnerSession session(rc);
+  const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
+  const auto t0 = std::chrono::steady_clock::now();
+  sg::CaseOutcome out = session.run(4, 4, 4, a, b, 0.4);
+  seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return out;
+}
+
+TEST_F(TimedSamples, ACaseWhoseBlocksKeepCompletingGetsMoreTime) {
+  double seconds = 0;
+  const sg::CaseOutcome out = checked_case(runner_, "slow", dir_, 10, seconds);
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::Ok) << out.cause;
+  EXPECT_TRUE(out.extended);
+  EXPECT_DOUBLE_EQ(out.limit_s, 0.4);
+  EXPECT_GT(seconds, 1.0);
+}
+
+TEST_F(TimedSamples, ACaseThatCompletesNoBlockStopsAtItsLimit) {
+  double seconds = 0;
+  const sg::CaseOutcome out = checked_case(runner_, "stuck", dir_, 10, seconds);
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::TimedOut);
+  EXPECT_FALSE(out.extended);  // stopped at its first limit
+}
+
+TEST_F(TimedSamples, TheExtensionBudgetEndsASlowCase) {
+  double seconds = 0;
+  const sg::CaseOutcome out = checked_case(runner_, "slow", dir_, 0.3, seconds);
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::TimedOut);
+  EXPECT_TRUE(out.extended);
+  EXPECT_NE(out.cause.find("kept completing"), std::string::npos) << out.cause;
+  EXPECT_NE(out.cause.find("after 1 s"), std::string::npos) << "0.4 s and 0.3 s of budget: " << out.cause;
 }
 
 TEST_F(TimedSamples, ARunnerThatDiesIsNamed) {

@@ -204,7 +204,8 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
     out.push_back({"race.output_changes",
                    "the result changes between runs on the same inputs: a race — call "
                    "__syncthreads() after loading the tiles into shared memory and again "
-                   "before the next iteration overwrites them"});
+                   "before the next iteration overwrites them, where every thread of the block "
+                   "reaches it (not inside an if that some threads skip)"});
   if (c.wrong == 0 || c.checked == 0) return out;
 
   if (c.unwritten == c.checked) {

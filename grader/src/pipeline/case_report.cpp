@@ -71,7 +71,13 @@ void record_runner_failure(TestResult& t, const CaseOutcome& o) {
     default: t.verdict = o.cause; break;
   }
   if (auto shape = block_shape_diagnosis(o.cause)) t.diagnoses.push_back(*shape);
-  if (o.kind == CaseOutcome::Kind::TimedOut)
+  if (o.kind == CaseOutcome::Kind::TimedOut && o.extended)
+    t.diagnoses.push_back({"grid.slow_on_cpu",
+                           "no hang: blocks kept completing until the end, but the launch did far more work than the "
+                           "shape needs for the CPU backend, which runs blocks a few at a time (a GPU runs them side by "
+                           "side): launch only the blocks C needs, dim3 grid((n + TILE - 1) / TILE, (m + TILE - 1) / "
+                           "TILE), and walk only the (k + TILE - 1) / TILE tiles that k has"});
+  else if (o.kind == CaseOutcome::Kind::TimedOut)
     t.diagnoses.push_back({"hang.timeout",
                            "the kernel or basicSgemm did not finish in time: either a loop whose bound never becomes "
                            "true (e.g. a phase counter that is never incremented) or a barrier not all threads reach, "

@@ -221,6 +221,15 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
     t.detail += "checked on a partition of " + std::to_string(sms) +
                 " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
   if (!run.out.reply.message.empty()) note_out_of_bounds(t, run.out.reply.message);
+  if (run.out.extended) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "took %.1f s, past its limit of %.0f s, which was extended because its blocks kept completing: "
+                  "the CPU backend runs blocks a few at a time, so a grid larger than C needs (or more K tiles "
+                  "than k has) costs time here that a GPU hides\n",
+                  t.seconds, run.out.limit_s);
+    t.detail += buf;
+  }
   outcomes_.push_back({c.m, c.k, c.n, correct});
   return correct;
 }

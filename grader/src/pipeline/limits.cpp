@@ -19,7 +19,7 @@ double grading_watchdog_s(const Suite& s, bool shares_gpu) {
     const double t = std::strtod(v, &end);
     if (end != v && t > 0) return t;
   }
-  double total = 600;
+  double total = 600 + kSlowGridBudgetS;
   for (const auto& c : s.cases) total += 2 * case_time_limit(c, BackendKind::Cpu);
   for (const auto& c : s.checks) total += c.timeout_s;
   return total * (shares_gpu ? 4 : 1);

@@ -11,9 +11,19 @@ namespace sg {
 // the CPU backend adds time in proportion to the case's work.
 double case_time_limit(const Case& c, BackendKind backend);
 
+// The CPU backend runs blocks a few at a time: a legal grid far larger than C
+// needs may take several times a case's limit. While its blocks keep
+// completing a case gets more time (pipeline/runner_session.h): up to this
+// factor times its limit, and this many seconds in all per grading (a hang
+// completes no block and gets none). A square grid of 125 x 125 blocks for a
+// 2000 x 17 result took 27 s against a limit of about 10 s on 2 cores.
+constexpr double kSlowGridLimitFactor = 8;
+constexpr double kSlowGridBudgetS = 120;
+
 // The one watchdog rule, used by grade itself and by grade batch. A grading
 // may take its builds and start-up (600 s), every case twice (a failing case
-// runs again; the CPU backend's limit, the larger one) and every check;
+// runs again; the CPU backend's limit, the larger one), the CPU backend's
+// extensions for slow grids (kSlowGridBudgetS) and every check;
 // under grade batch on a GPU (`shares_gpu`) four times that, since waiting
 // for the shared GPU lock counts too. Past it grade stops itself (exit 3).
 // SG_GRADE_WATCHDOG_S, when set to seconds > 0, replaces the rule (tests).

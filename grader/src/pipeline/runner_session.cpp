@@ -1,7 +1,15 @@
 #include "pipeline/runner_session.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <random>
 
 namespace sg {
@@ -13,9 +21,50 @@ double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+// The CPU layer's count of completed blocks (0 when unreadable). The file is
+// the runner's: a regular file is read, nothing else, and no link followed.
+std::uint64_t blocks_done(const std::string& path) {
+  std::uint64_t n = 0;
+  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return 0;
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || pread(fd, &n, sizeof n, 0) != static_cast<ssize_t>(sizeof n))
+    n = 0;
+  close(fd);
+  return n;
+}
+
+// Waits for the reply to begin. Each time the limit passes, another span of
+// timeout_s is given when the block count moved during the last one, up to
+// factor * timeout_s in all and as long as `budget_s` lasts (spent here).
+// Returns the limit in force.
+double limit_while_blocks_complete(int fd, Clock::time_point t0, double timeout_s, const std::string& progress_file,
+                                   double factor, double& budget_s, bool& extended) {
+  const double cap = timeout_s * std::max(1.0, factor);
+  double limit = timeout_s;
+  std::uint64_t seen = blocks_done(progress_file);
+  for (;;) {
+    const double wait = limit - seconds_since(t0);
+    if (wait > 0) {
+      pollfd p{fd, POLLIN, 0};
+      const int rc = poll(&p, 1, static_cast<int>(std::ceil(wait * 1000)));
+      if (rc > 0 || (rc < 0 && errno != EINTR)) return limit;  // a reply, an end, or an error: read_reply says which
+      continue;
+    }
+    const std::uint64_t now = blocks_done(progress_file);
+    const double span = std::min({timeout_s, cap - limit, budget_s});
+    if (now == seen || span <= 0) return limit;
+    seen = now;
+    limit += span;
+    budget_s -= span;
+    extended = true;
+  }
+}
+
 }  // namespace
 
-RunnerSession::RunnerSession(RunnerConfig cfg) : cfg_(std::move(cfg)), next_nonce_(std::random_device{}()) {}
+RunnerSession::RunnerSession(RunnerConfig cfg)
+    : cfg_(std::move(cfg)), next_nonce_(std::random_device{}()), extension_left_s_(cfg_.progress_budget_s) {}
 
 RunnerSession::~RunnerSession() { stop(); }
 
@@ -157,7 +206,8 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
   proto::RunCaseRequest q = request;
   q.nonce = next_nonce_++;
   const std::string timeout_text = "timed out after " + std::to_string(static_cast<int>(timeout_s + 0.5)) + " s";
-  auto left = [&] { return timeout_s - seconds_since(t0); };
+  double limit = timeout_s;  // moved on while a CPU runner's blocks keep completing
+  auto left = [&] { return limit - seconds_since(t0); };
   // A failed write is a timeout when the time ran out, else the runner went away.
   auto write_failed = [&] {
     return left() <= 0 ? fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text)
@@ -171,7 +221,23 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
 
   CaseOutcome out;
   proto::Reply& r = out.reply;
+  if (!cfg_.progress_file.empty()) {
+    limit = limit_while_blocks_complete(child_->reply_fd(), t0, timeout_s, cfg_.progress_file,
+                                        cfg_.progress_limit_factor, extension_left_s_, out.extended);
+    out.limit_s = timeout_s;
+  }
   if (!proto::read_reply(child_->reply_fd(), r, q.m, q.n, std::max(left(), 0.0), error, expect_c)) {
+    if (error.find("timed out") != std::string::npos && out.extended) {
+      char why[200];
+      std::snprintf(why, sizeof why,
+                    "timed out after %.0f s while its blocks kept completing (its limit of %.0f s was extended as "
+                    "long as they did, up to %.0f times that and %.0f s in all per grading)",
+                    limit, timeout_s, std::max(1.0, cfg_.progress_limit_factor), cfg_.progress_budget_s);
+      CaseOutcome slow = fail_and_reset(CaseOutcome::Kind::TimedOut, why);
+      slow.extended = true;
+      slow.limit_s = timeout_s;
+      return slow;
+    }
     if (error.find("timed out") != std::string::npos)
       return fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text);
     if (error.find("end of") != std::string::npos || error.find("EOF") != std::string::npos ||

@@ -25,6 +25,15 @@ struct RunnerConfig {
   // hit a sticky CUDA error) runs its checked launches on a partition of this
   // many SMs (runner --partition-sms; backends/gpu/sm_partition.h says why). 0: never.
   unsigned partition_sms_after_failure = 0;
+  // CPU runners: the file where the CPU layer counts completed blocks
+  // (CUDACPU_PROGRESS_FILE, set in env too). A case past its time limit
+  // whose count moved in the last limit's span gets another span, up to
+  // progress_limit_factor times the limit in all: a legal but huge grid is
+  // slow on the CPU backend, a hang completes no block. "": no extension.
+  // progress_budget_s: the extensions' seconds in all, over the session.
+  std::string progress_file;
+  double progress_limit_factor = 1;
+  double progress_budget_s = 0;
   Limits limits;
   Sandbox sandbox;  // the runner's sandbox (profile Run); bwrap "" where unavailable
 };
@@ -37,6 +46,10 @@ struct CaseOutcome {
   // The judge's steady clock from writing the request to reading the whole
   // reply (not the runner's start-up): a timed sample's time.
   double judge_ms = 0;
+  // Past its time limit, the case went on because blocks kept completing
+  // (RunnerConfig::progress_file): the limit it had, and the time it took.
+  bool extended = false;
+  double limit_s = 0;
 };
 
 class RunnerSession {
@@ -87,6 +100,7 @@ class RunnerSession {
   bool failed_ = false;  // a runner has failed: those started from now on get the partition
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;
+  double extension_left_s_;  // of cfg_.progress_budget_s
 };
 
 }  // namespace sg

@@ -7,6 +7,10 @@
 //            computed when the judge asks for the output
 //   link     every output file is a symbolic link to /etc/passwd
 //   short    every output file holds half of C
+// and to RunCase (a checked launch; C all zeros):
+//   slow     counts a "block" every 20 ms for 1.2 s in CUDACPU_PROGRESS_FILE
+//            (as the CPU layer does), then answers
+//   stuck    never answers and counts nothing
 // Every mode says on stderr when a slot is first used ("slot S first used by
 // request R"), as the GPU runner allocates a slot's buffer then.
 // Built and driven by grader/tests/timed_samples_test.cpp.
@@ -15,6 +19,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -56,6 +61,23 @@ int main(int argc, char** argv) {
     r.header.nonce = q.nonce;
     r.header.m = q.m;
     r.header.n = q.n;
+    if (q.type == sg::proto::RequestType::RunCase) {
+      std::vector<float> ab(std::size_t(q.m) * q.k + std::size_t(q.k) * q.n);
+      if (!sg::proto::read_all(sg::proto::kRequestFd, ab.data(), sizeof(float) * ab.size())) return 0;
+      const char* path = std::getenv("CUDACPU_PROGRESS_FILE");
+      for (int block = 1; mode == "slow" && block <= 60; ++block) {
+        usleep(20000);
+        if (std::FILE* f = path ? std::fopen(path, "wb") : nullptr) {
+          const std::uint64_t done = static_cast<std::uint64_t>(block);
+          std::fwrite(&done, sizeof done, 1, f);
+          std::fclose(f);
+        }
+      }
+      while (mode == "stuck") pause();
+      r.c.assign(std::size_t(q.m) * q.n, 0.0f);
+      if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
+      continue;
+    }
     if (q.type == sg::proto::RequestType::TimeSeeded && outputs.count(q.slot) == 0)
       std::fprintf(stderr, "slot %d first used by request %ld\n", q.slot, request);
     std::vector<float>& c = outputs[q.slot];

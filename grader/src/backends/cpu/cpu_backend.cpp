@@ -49,6 +49,13 @@ class CpuBackend final : public Backend {
     rc.log_dir = work.sub("logs");
     rc.drop_privileges = true;
     rc.pid_namespace = true;
+    // The layer runs blocks a few at a time on the CPU: a legal grid far
+    // larger than C needs may take several times a case's limit, and gets it
+    // while its blocks keep completing (a hang completes none).
+    rc.progress_file = rc.scratch_dir + "/cudacpu-progress";
+    rc.env.push_back("CUDACPU_PROGRESS_FILE=" + rc.progress_file);
+    rc.progress_limit_factor = kSlowGridLimitFactor;
+    rc.progress_budget_s = kSlowGridBudgetS;
     rc.sandbox = runner_sandbox(paths_.sandbox, runner, rc.scratch_dir);
     return rc;
   }

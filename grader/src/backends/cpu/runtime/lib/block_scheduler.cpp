@@ -17,6 +17,10 @@
 // of all failures the one of the lowest-numbered block is reported, which is
 // the one a serial run in block order would have hit first: the report does
 // not depend on timing.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
@@ -25,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <new>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -54,6 +59,28 @@ inline void enter(const ThreadContext* t) {
 }
 
 namespace {
+
+// Blocks completed so far, counted in the file CUDACPU_PROGRESS_FILE names
+// (the grader sets it): the judge reads it when a case passes its time
+// limit, and gives a grid whose blocks keep completing more time, where a
+// hang completes none (pipeline/runner_session.h). Without the variable
+// (a student's own run) nothing is written.
+std::atomic<std::uint64_t>* progress_counter() {
+  static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared with another process");
+  static std::atomic<std::uint64_t>* const counter = []() -> std::atomic<std::uint64_t>* {
+    const char* path = std::getenv("CUDACPU_PROGRESS_FILE");
+    if (path == nullptr || *path == '\0') return nullptr;
+    const int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return nullptr;
+    void* at = MAP_FAILED;
+    if (ftruncate(fd, sizeof(std::uint64_t)) == 0)
+      at = mmap(nullptr, sizeof(std::uint64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    return at == MAP_FAILED ? nullptr : new (at) std::atomic<std::uint64_t>(0);
+  }();
+  return counter;
+}
+
 
 // The grid being run on this OS thread, for the fibers and the barrier.
 struct GridRun {
@@ -351,6 +378,7 @@ void run_worker(GridJob& job, Runtime& rt, int w) {
       job.failure.offer(index, problem, false);
       break;
     }
+    if (std::atomic<std::uint64_t>* done = progress_counter()) done->fetch_add(1, std::memory_order_relaxed);
   }
   current_fault_trap = nullptr;
   current_grid = nullptr;
