@@ -146,7 +146,32 @@ bool launch_ok(CudaFailure& fail) {
   return false;
 }
 
-// The checked launch: upload A and B, poison C, call basicSgemm once, copy C back.
+// Checked launches start with shared memory zeroed, as the CPU backend's do:
+// a tile the kernel never loads then reads zeros on both backends (C comes out
+// exactly zero where only that tile's products were missing, which
+// compare/diagnosis.cpp names), not what an earlier kernel left there, which
+// no hypothesis can predict and which may differ between the two runs of a
+// failing case (read as a race). One block per SM with every byte of shared
+// memory a block may have; twice the SM count so that a block landing on a
+// busy SM is no gap. Timed launches are not preceded by it.
+__global__ void zero_shared_memory(unsigned words) {
+  extern __shared__ unsigned shared_words[];
+  for (unsigned i = threadIdx.x; i < words; i += blockDim.x) shared_words[i] = 0;
+}
+
+bool zero_shared(CudaFailure& fail) {
+  int device = 0, bytes = 0, sms = 0;
+  if (!RUNNER_CHECK(cudaGetDevice(&device)) ||
+      !RUNNER_CHECK(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device)) ||
+      !RUNNER_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) ||
+      !RUNNER_CHECK(cudaFuncSetAttribute(zero_shared_memory, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes)))
+    return false;
+  zero_shared_memory<<<2 * sms, 1024, static_cast<std::size_t>(bytes)>>>(static_cast<unsigned>(bytes) / 4);
+  return RUNNER_CHECK(cudaGetLastError());
+}
+
+// The checked launch: upload A and B, poison C, zero shared memory, call
+// basicSgemm once, copy C back.
 bool run_case(const sg::proto::RunCaseRequest& q, const std::vector<float>& a, const std::vector<float>& b,
               const sg::gpu::SmPartition& partition, sg::proto::Reply& r, CudaFailure& fail) {
   const std::size_t mn = static_cast<std::size_t>(q.m) * q.n;
@@ -157,7 +182,8 @@ bool run_case(const sg::proto::RunCaseRequest& q, const std::vector<float>& a, c
     return false;
   if (!RUNNER_CHECK(cudaMemcpy(d.a, a.data(), sizeof(float) * a.size(), cudaMemcpyHostToDevice)) ||
       !RUNNER_CHECK(cudaMemcpy(d.b, b.data(), sizeof(float) * b.size(), cudaMemcpyHostToDevice)) ||
-      !RUNNER_CHECK(cudaMemset(d.c, 0xFF, sizeof(float) * mn)) || !RUNNER_CHECK(cudaDeviceSynchronize()))
+      !RUNNER_CHECK(cudaMemset(d.c, 0xFF, sizeof(float) * mn)) || !zero_shared(fail) ||
+      !RUNNER_CHECK(cudaDeviceSynchronize()))
     return false;
 
   const auto t0 = Clock::now();
