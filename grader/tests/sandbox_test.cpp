@@ -713,6 +713,25 @@ TEST_F(Sandbox, GatedToolTakesItsTurnAtTheGateAndKeepsItToTheEnd) {
   EXPECT_NE(access(gate.c_str(), F_OK), 0) << "the FIFO is removed";
 }
 
+// A tool whose output stops growing is ended at its quiet limit, long
+// before its deadline; one that keeps printing runs to its end.
+TEST_F(Sandbox, ToolsThatGoQuietAreEndedAtTheirQuietLimit) {
+  const std::string quiet = out_path("quiet.txt"), busy = out_path("busy.txt");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::vector<sg::ToolRun> runs = sg::run_tools(
+      {{{"/bin/sh", "-c", "echo step 1; sleep 60"}, quiet, 30, 0.5},
+       {{"/bin/sh", "-c", "for i in 1 2 3 4 5 6 7 8; do echo step $i; sleep 0.2; done; exit 4"}, busy, 30, 3}},
+      {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_TRUE(runs[0].went_quiet);
+  EXPECT_TRUE(runs[0].exit.timed_out) << runs[0].exit.describe();
+  EXPECT_NE(runs[0].output.find("step 1"), std::string::npos);
+  EXPECT_FALSE(runs[1].went_quiet);
+  EXPECT_TRUE(runs[1].exit.exited && runs[1].exit.code == 4) << runs[1].exit.describe();
+  EXPECT_LT(took, 25) << "the quiet tool was not left to its 30 s deadline";
+}
+
 // A tool that ends before it reaches the gate never takes a turn.
 TEST_F(Sandbox, GatedToolThatEndsEarlyTakesNoTurn) {
   const std::string gate = out_path("gate2");

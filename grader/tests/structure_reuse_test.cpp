@@ -356,5 +356,12 @@ TEST(SanitizerShapes, TheFirstErrorIsPinnedToItsShape) {
   EXPECT_EQ(shape_of_first_error("selftest: shape 40x50x36\n========= ERROR SUMMARY: 0 errors\n"), "");
 }
 
+// A tool stopped for a hang names the shape it was launching.
+TEST(SanitizerShapes, AHungToolNamesTheLastShapeItStarted) {
+  EXPECT_EQ(last_shape_started("========= COMPUTE-SANITIZER\nselftest: shape 40x50x36\nselftest: shape 120x250x201\n"),
+            "120x250x201");
+  EXPECT_EQ(last_shape_started("========= COMPUTE-SANITIZER\n"), "");
+}
+
 }  // namespace
 }  // namespace sg

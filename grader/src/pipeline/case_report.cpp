@@ -17,6 +17,11 @@ const Diagnosis kRaceHint{
     "a shared-memory race: a missing __syncthreads (the first barrier, after the loads, keeps threads from reading "
     "tile entries not loaded yet; the second, after the partial sums, stops the next phase overwriting tiles still "
     "being read)"};
+const Diagnosis kHangHint{
+    "hang.timeout",
+    "the kernel or basicSgemm did not finish in time: either a loop whose bound never becomes true (e.g. a phase "
+    "counter that is never incremented) or a barrier not all threads reach, or far more work than the shape needs "
+    "(e.g. a grid much larger than C, or every block walking more K tiles than k has)"};
 
 
 void mark_not_run(TestResult& t, const std::string& why, Status status) {
@@ -78,11 +83,7 @@ void record_runner_failure(TestResult& t, const CaseOutcome& o) {
                            "side): launch only the blocks C needs, dim3 grid((n + TILE - 1) / TILE, (m + TILE - 1) / "
                            "TILE), and walk only the (k + TILE - 1) / TILE tiles that k has"});
   else if (o.kind == CaseOutcome::Kind::TimedOut)
-    t.diagnoses.push_back({"hang.timeout",
-                           "the kernel or basicSgemm did not finish in time: either a loop whose bound never becomes "
-                           "true (e.g. a phase counter that is never incremented) or a barrier not all threads reach, "
-                           "or far more work than the shape needs (e.g. a grid much larger than C, or every block "
-                           "walking more K tiles than k has)"});
+    t.diagnoses.push_back(kHangHint);
   if (o.kind == CaseOutcome::Kind::CudaError && o.cause.find("IllegalAddress") != std::string::npos)
     t.diagnoses.push_back({"memory.illegal_address",
                            "an out-of-bounds global memory access: guard every load and store with row < m, "

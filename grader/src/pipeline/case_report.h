@@ -13,6 +13,7 @@ namespace sg {
 // Likely causes shared by the cases and the sanitizer check.
 extern const Diagnosis kOutOfBoundsHint;
 extern const Diagnosis kRaceHint;
+extern const Diagnosis kHangHint;
 
 // A test that did not run, with the reason (keeps its max_score).
 void mark_not_run(TestResult& t, const std::string& why, Status status = Status::Failed);

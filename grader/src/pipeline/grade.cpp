@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include "pipeline/case_report.h"
 #include "pipeline/checks.h"
 #include "pipeline/inputs.h"
+#include "pipeline/limits.h"
 #include "pipeline/runner_session.h"
 #include "pipeline/submission.h"
 #include "pipeline/timed_samples.h"
@@ -50,6 +52,8 @@ struct CheckedRun {
   CaseOutcome out;
   std::optional<Comparison> cmp;
   bool differs = false;  // a second launch on the same inputs gave other bits
+  double limit_s = 0;            // the case's time limit
+  bool shortened_limit = false;  // case_time_limit_after_hang applied
 };
 
 class Grader {
@@ -108,6 +112,7 @@ class Grader {
   RunnerConfig runner_config_;  // how this grading's runners are started
   std::unique_ptr<RunnerSession> session_;
   std::vector<SizeOutcome> outcomes_;
+  bool a_case_hung_ = false;  // later cases get case_time_limit_after_hang
   std::mutex oracle_mutex_;  // the timed cases' oracles are made on a second thread
   std::mutex hold_stats_mutex_;
   double shared_wait_s_ = 0;  // time spent waiting for untimed holds
@@ -168,11 +173,15 @@ PreparedCase Grader::prepare(const Case& c) {
 CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   CheckedRun run;
   const CaseInputs& in = prepared.in;
-  const double timeout = backend_->case_time_limit(c);
+  const double full = backend_->case_time_limit(c);
+  const double timeout = a_case_hung_ ? std::min(full, case_time_limit_after_hang(c, backend_->kind())) : full;
+  run.shortened_limit = timeout < full;
+  run.limit_s = timeout;
   {
     const auto hold = take_shared_hold();
     run.out = session_->run(c.m, c.k, c.n, in.a, in.b, timeout);
   }
+  if (run.out.kind == CaseOutcome::Kind::TimedOut && !run.out.extended) a_case_hung_ = true;
   if (run.out.kind != CaseOutcome::Kind::Ok) return run;
   CompareInput ci_in;
   ci_in.m = c.m;
@@ -203,6 +212,16 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
   t.seconds = seconds_since(t0);
   if (run.out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, run.out);
+    if (run.out.kind == CaseOutcome::Kind::TimedOut && run.shortened_limit) {
+      char buf[300];
+      const bool gpu = backend_->kind() == BackendKind::Gpu;
+      std::snprintf(buf, sizeof buf, "its limit was %.1f s instead of %.0f s because an earlier case hung: %s\n",
+                    run.limit_s, backend_->case_time_limit(c),
+                    gpu ? "a kernel that completes finishes this case in milliseconds on a GPU, and a hang holds the "
+                          "GPU that other gradings share"
+                        : "the time for the case's work is kept, and more is given while blocks keep completing");
+      t.detail += buf;
+    }
     outcomes_.push_back({c.m, c.k, c.n, false});
     return false;
   }

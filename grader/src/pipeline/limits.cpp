@@ -1,5 +1,6 @@
 #include "pipeline/limits.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace sg {
@@ -11,6 +12,12 @@ constexpr double kCpuFlopsPerSecondFloor = 1e8;
 double case_time_limit(const Case& c, BackendKind backend) {
   const double flop = 2.0 * c.m * double(c.n) * c.k;
   return c.timeout_s + (backend == BackendKind::Cpu ? flop / kCpuFlopsPerSecondFloor : 0.0);
+}
+
+double case_time_limit_after_hang(const Case& c, BackendKind backend) {
+  const double flop = 2.0 * c.m * double(c.n) * c.k;
+  const double rate = backend == BackendKind::Cpu ? kCpuFlopsPerSecondFloor : 1e9;
+  return std::min(case_time_limit(c, backend), 3.0 + flop / rate);
 }
 
 double grading_watchdog_s(const Suite& s, bool shares_gpu) {

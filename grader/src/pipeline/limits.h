@@ -11,6 +11,19 @@ namespace sg {
 // the CPU backend adds time in proportion to the case's work.
 double case_time_limit(const Case& c, BackendKind backend);
 
+// A case's limit once an earlier case of the same grading has hung (timed
+// out with no block completing): at most 3 s plus the case's work at 1
+// GFLOP/s on a GPU, at the CPU backend's floor rate on the CPU, never more
+// than case_time_limit. On a GPU a case holds the shared GPU while it runs
+// and every other grading's timing waits behind a hang, so a kernel known to
+// hang should not hold it for the suite's full limit case after case (a
+// kernel that completes finishes any case of a suite in milliseconds there: a
+// naive kernel does some 1000 GFLOP/s on an H100); on the CPU backend (e.g.
+// Gradescope) it spares the grading's time. A kernel that never hangs keeps
+// its full limits, and a CPU case whose blocks keep completing still gets
+// its extensions.
+double case_time_limit_after_hang(const Case& c, BackendKind backend);
+
 // The CPU backend runs blocks a few at a time: a legal grid far larger than C
 // needs may take several times a case's limit. While its blocks keep
 // completing a case gets more time (pipeline/runner_session.h): up to this

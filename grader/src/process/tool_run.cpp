@@ -53,6 +53,8 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
   // Each child is reaped as it ends or passes its deadline, without the
   // sweep; the sweep comes once, after the last.
   std::vector<bool> done(commands.size());
+  std::vector<long long> sizes(commands.size(), -1);
+  std::vector<Clock::time_point> grew(commands.size(), Clock::now());
   std::size_t left = 0;
   for (const auto& c : children) left += c.has_value();
   int delay_us = 200;
@@ -60,7 +62,19 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
     bool any = false;
     for (std::size_t i = 0; i < children.size(); ++i) {
       if (!children[i] || done[i]) continue;
-      if (!children[i]->ended() && Clock::now() < deadlines[i]) continue;
+      const auto now = Clock::now();
+      if (commands[i].quiet_limit_s > 0 && !children[i]->ended()) {
+        struct stat st {};
+        const long long size = stat(commands[i].output_file.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : 0;
+        if (size != sizes[i]) {
+          sizes[i] = size;
+          grew[i] = now;
+        } else if (now - grew[i] > std::chrono::duration<double>(commands[i].quiet_limit_s)) {
+          runs[i].went_quiet = true;
+          deadlines[i] = now;
+        }
+      }
+      if (!children[i]->ended() && now < deadlines[i]) continue;
       runs[i].exit = children[i]->wait(0, false);  // ended: reaps it; past its deadline: kills its group
       done[i] = true;
       --left;

@@ -15,6 +15,7 @@ struct ToolRun {
   std::string output;  // capped, sanitised text
   bool started = false;
   std::string start_error;
+  bool went_quiet = false;  // ended for its quiet limit (ToolCommand::quiet_limit_s)
   bool ok() const { return started && exit.exited && exit.code == 0; }
 };
 
@@ -23,6 +24,10 @@ struct ToolCommand {
   std::vector<std::string> argv;
   std::string output_file;
   double timeout_s = 0;
+  // > 0: the tool is also ended (as past its deadline) once its output file
+  // has not grown for this long: a program that reports each step's start
+  // and then hangs is stopped long before a deadline sized for all steps.
+  double quiet_limit_s = 0;
 };
 
 // Runs the commands at once, each with its own deadline and process group;

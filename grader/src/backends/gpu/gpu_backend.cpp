@@ -34,6 +34,9 @@ constexpr double kLinkTimeout = 120;
 // grader/bench/crash_cost.sh), while a correct kernel is only slowed in the
 // checked launch, not in the timed ones.
 constexpr unsigned kPartitionSmsAfterFailure = 16;
+// A sanitizer run whose output has not grown for this long is hung: one of
+// the small shapes takes about a second under memcheck, a few in a batch.
+constexpr double kSanitizerQuietS = 30;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -295,7 +298,11 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
                                  std::to_string(selftest_token_)})
       argv.push_back(a);
     append_shapes(argv, tool == "memcheck" ? mem_shapes : std::vector<SanitizerShape>{race_shape});
-    commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tool + ".txt", c.timeout_s});
+    // The runner prints each shape as it starts it: a tool whose output has
+    // not grown for kSanitizerQuietS is hung there. It is stopped then rather
+    // than at the check's limit, since it holds the shared GPU (every other
+    // grading's timing waits behind it).
+    commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tool + ".txt", c.timeout_s, kSanitizerQuietS});
   }
   // Both tools at once, under one hold: most of a tool's time is its own
   // start-up on the CPU, which the two then overlap.
@@ -329,8 +336,12 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     if (clean) continue;
     if (t.status == Status::Passed) t.verdict.clear();  // the first tool's "no errors" no longer holds
     t.status = Status::Failed;
-    const std::string shape = run.started ? shape_of_first_error(run.output) : "";
+    const bool hung = run.started && run.exit.timed_out;
+    const std::string shape = !run.started ? "" : hung ? last_shape_started(run.output) : shape_of_first_error(run.output);
+    char quiet[96];
+    std::snprintf(quiet, sizeof quiet, "stopped: no progress for %.0f s, the kernel hung", kSanitizerQuietS);
     const std::string what = !run.started ? "could not start: " + run.start_error
+                             : run.went_quiet ? std::string(quiet)
                              : run.exit.timed_out ? "timed out"
                              : (run.exit.exited && run.exit.code == 10) ? "found errors"
                              : (run.exit.exited && run.exit.code == 0)
@@ -338,7 +349,8 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
                                  : "the program failed (" + run.exit.describe() + ")";
     t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + what + (shape.empty() ? "" : " at " + shape);
     t.detail += sanitizer_summary(tool, run);
-    t.diagnoses.push_back(tool == "racecheck" ? kRaceHint : kOutOfBoundsHint);
+    const Diagnosis& hint = hung ? kHangHint : tool == "racecheck" ? kRaceHint : kOutOfBoundsHint;
+    if (std::find(t.diagnoses.begin(), t.diagnoses.end(), hint) == t.diagnoses.end()) t.diagnoses.push_back(hint);
   }
   if (t.status == Status::Failed) t.verdict += std::string(" (") + cost + ")";
 }

@@ -80,6 +80,14 @@ std::string shape_of_first_error(const std::string& output) {
   return "";
 }
 
+std::string last_shape_started(const std::string& output) {
+  static const std::regex shape(R"(selftest: shape (\d+x\d+x\d+))");
+  std::string last;
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), shape); it != std::sregex_iterator(); ++it)
+    last = (*it)[1];
+  return last;
+}
+
 void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerShape>& shapes) {
   for (const SanitizerShape& s : shapes) {
     argv.push_back(std::to_string(s.m));

@@ -33,6 +33,10 @@ SanitizerShape racecheck_shape(std::uint64_t seed);
 // hazard), else "".
 std::string shape_of_first_error(const std::string& output);
 
+// The shape of the runner's last "selftest: shape MxKxN" line, the launch a
+// tool was in when it stopped; "" when there is none.
+std::string last_shape_started(const std::string& output);
+
 // "M K N" of every shape, appended to a --selftest command line.
 void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerShape>& shapes);
 

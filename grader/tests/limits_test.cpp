@@ -1,0 +1,36 @@
+// A grading's time limits (pipeline/limits.h).
+#include <gtest/gtest.h>
+
+#include "pipeline/limits.h"
+
+namespace {
+
+sg::Case shape(int m, int k, int n, double timeout_s) {
+  sg::Case c;
+  c.m = m;
+  c.k = k;
+  c.n = n;
+  c.timeout_s = timeout_s;
+  return c;
+}
+
+// After a hang on a GPU a small case gets 3 s and a large one 1 s more per
+// GFLOP, never more than its full limit.
+TEST(Limits, AfterAHangAGpuCaseGetsALimitFromItsWork) {
+  EXPECT_DOUBLE_EQ(sg::case_time_limit_after_hang(shape(120, 201, 250, 10), sg::BackendKind::Gpu),
+                   3.0 + 2.0 * 120 * 201 * 250 / 1e9);
+  EXPECT_NEAR(sg::case_time_limit_after_hang(shape(1024, 1024, 1024, 10), sg::BackendKind::Gpu), 5.147, 0.001);
+  EXPECT_DOUBLE_EQ(sg::case_time_limit_after_hang(shape(4096, 2048, 2048, 30), sg::BackendKind::Gpu), 30);
+  EXPECT_DOUBLE_EQ(sg::case_time_limit_after_hang(shape(1, 1, 1, 2), sg::BackendKind::Gpu), 2);
+  for (const sg::Case& c : {shape(120, 201, 250, 10), shape(2048, 2048, 2048, 30)})
+    EXPECT_LE(sg::case_time_limit_after_hang(c, sg::BackendKind::Gpu), sg::case_time_limit(c, sg::BackendKind::Gpu));
+}
+
+// On the CPU backend the work is counted at its floor rate (1e8 FLOP/s).
+TEST(Limits, AfterAHangACpuCaseKeepsItsWorkButNotTheSuitesAllowance) {
+  const sg::Case c = shape(1000, 777, 333, 10);
+  EXPECT_DOUBLE_EQ(sg::case_time_limit_after_hang(c, sg::BackendKind::Cpu), 3.0 + 2.0 * 1000 * 777 * 333 / 1e8);
+  EXPECT_DOUBLE_EQ(sg::case_time_limit(c, sg::BackendKind::Cpu) - sg::case_time_limit_after_hang(c, sg::BackendKind::Cpu), 7);
+}
+
+}  // namespace
