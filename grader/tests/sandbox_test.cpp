@@ -732,6 +732,25 @@ TEST_F(Sandbox, ToolsThatGoQuietAreEndedAtTheirQuietLimit) {
   EXPECT_LT(took, 25) << "the quiet tool was not left to its 30 s deadline";
 }
 
+// A gated tool's quiet limit counts from its turn: the silent wait at the
+// gate is no hang, silence after it is.
+TEST_F(Sandbox, GatedToolGoesQuietOnlyAfterItsTurn) {
+  const std::string gate = out_path("gate4");
+  const std::string script = "echo started; exec 3<\"$0\"; read -r _ <&3 || exit 97; echo go; sleep 60";
+  auto take_turn = [&]() -> std::shared_ptr<void> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a turn that comes late
+    return nullptr;
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  const sg::ToolRun run = sg::run_gated_tool({{"/bin/sh", "-c", script, gate}, out_path("gated4.txt"), 30, 1.0}, gate,
+                                             take_turn, {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {});
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(run.went_quiet);
+  EXPECT_FALSE(run.exit.exited) << run.exit.describe();
+  EXPECT_NE(run.output.find("go"), std::string::npos) << "the tool got through the gate: " << run.output;
+  EXPECT_LT(took, 25) << "ended for its quiet limit, not its 30 s deadline";
+}
+
 // A tool that ends before it reaches the gate never takes a turn.
 TEST_F(Sandbox, GatedToolThatEndsEarlyTakesNoTurn) {
   const std::string gate = out_path("gate2");

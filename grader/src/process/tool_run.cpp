@@ -35,6 +35,35 @@ SpawnOptions tool_spawn_options(const ToolCommand& command, const std::vector<st
   return opts;
 }
 
+// Watches a tool's output file for ToolCommand::quiet_limit_s: quiet() is
+// true once the file has not grown for that long since the last restart().
+class QuietWatch {
+ public:
+  QuietWatch(const std::string& file, double limit_s) : file_(file), limit_s_(limit_s) {}
+  void restart() {
+    size_ = -1;
+    grew_ = Clock::now();
+  }
+  bool quiet() {
+    if (limit_s_ <= 0) return false;
+    const auto now = Clock::now();
+    struct stat st {};
+    const long long size = stat(file_.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : 0;
+    if (size != size_) {
+      size_ = size;
+      grew_ = now;
+      return false;
+    }
+    return now - grew_ > std::chrono::duration<double>(limit_s_);
+  }
+
+ private:
+  std::string file_;
+  double limit_s_;
+  long long size_ = -1;
+  Clock::time_point grew_ = Clock::now();
+};
+
 }  // namespace
 
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
@@ -53,8 +82,8 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
   // Each child is reaped as it ends or passes its deadline, without the
   // sweep; the sweep comes once, after the last.
   std::vector<bool> done(commands.size());
-  std::vector<long long> sizes(commands.size(), -1);
-  std::vector<Clock::time_point> grew(commands.size(), Clock::now());
+  std::vector<QuietWatch> watches;
+  for (const ToolCommand& c : commands) watches.emplace_back(c.output_file, c.quiet_limit_s);
   std::size_t left = 0;
   for (const auto& c : children) left += c.has_value();
   int delay_us = 200;
@@ -63,16 +92,9 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
     for (std::size_t i = 0; i < children.size(); ++i) {
       if (!children[i] || done[i]) continue;
       const auto now = Clock::now();
-      if (commands[i].quiet_limit_s > 0 && !children[i]->ended()) {
-        struct stat st {};
-        const long long size = stat(commands[i].output_file.c_str(), &st) == 0 ? static_cast<long long>(st.st_size) : 0;
-        if (size != sizes[i]) {
-          sizes[i] = size;
-          grew[i] = now;
-        } else if (now - grew[i] > std::chrono::duration<double>(commands[i].quiet_limit_s)) {
-          runs[i].went_quiet = true;
-          deadlines[i] = now;
-        }
+      if (!children[i]->ended() && watches[i].quiet()) {
+        runs[i].went_quiet = true;
+        deadlines[i] = now;
       }
       if (!children[i]->ended() && now < deadlines[i]) continue;
       runs[i].exit = children[i]->wait(0, false);  // ended: reaps it; past its deadline: kills its group
@@ -113,6 +135,7 @@ ToolRun run_gated_tool(const ToolCommand& command, const std::string& gate,
   if (child) {
     auto deadline = deadline_after(command.timeout_s);
     std::shared_ptr<void> turn;
+    bool gate_opened = false;
     int delay_us = 200;
     // The tool is at the gate once it has the FIFO open for reading: until
     // then, opening it to write without blocking fails with ENXIO.
@@ -121,16 +144,25 @@ ToolRun run_gated_tool(const ToolCommand& command, const std::string& gate,
       if (fd >= 0) {
         turn = take_turn();
         deadline = deadline_after(command.timeout_s);
-        const bool opened = write(fd, "go\n", 3) == 3;
+        gate_opened = write(fd, "go\n", 3) == 3;
         close(fd);
-        if (!opened) turn.reset();  // the tool reads EOF and gives up
+        if (!gate_opened) turn.reset();  // the tool reads EOF and gives up
         break;
       }
       if (errno != ENXIO) break;  // the FIFO is gone: the tool waits until its deadline
       backoff_sleep(delay_us);
     }
-    while (!child->ended() && Clock::now() < deadline) backoff_sleep(delay_us);
-    run.exit = child->wait(0, false);  // ended: reaps it; past its deadline: kills its group
+    // Quiet only counts from the turn on: before it the tool waits silently.
+    QuietWatch watch(command.output_file, gate_opened ? command.quiet_limit_s : 0);
+    watch.restart();
+    while (!child->ended() && Clock::now() < deadline) {
+      if (watch.quiet()) {
+        run.went_quiet = true;
+        break;
+      }
+      backoff_sleep(delay_us);
+    }
+    run.exit = child->wait(0, false);  // ended: reaps it; past its deadline or quiet: kills its group
     kill_all_descendants();
     turn.reset();
     run.output = read_capped_text(command.output_file, output_cap);

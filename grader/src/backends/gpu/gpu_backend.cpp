@@ -37,6 +37,10 @@ constexpr unsigned kPartitionSmsAfterFailure = 16;
 // A sanitizer run whose output has not grown for this long is hung: one of
 // the small shapes takes about a second under memcheck, a few in a batch.
 constexpr double kSanitizerQuietS = 30;
+// The same for ncu from its turn on (it prints as it profiles; one launch at
+// the structure check's shape takes about a second): a kernel that hangs
+// there would otherwise keep the GPU's one profiler to the check's limit.
+constexpr double kNcuQuietS = 60;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -439,7 +443,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   for (int attempt = 1; attempt <= kTries; ++attempt) {
     const ToolCommand command{ncu_command(paths_.ncu, ctx.runner, gate, c.m, c.k, c.n,
                                           static_cast<unsigned>(ctx.seed % 1000000), selftest_token_),
-                              ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s};
+                              ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, kNcuQuietS};
     run = run_gated_tool(command, gate, take_turn, env, scratch, true, kLogCap, false, sandbox);
     if (run.output.find("driver resource was unavailable") == std::string::npos) break;
     if (attempt == kTries) {
@@ -469,7 +473,11 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
     // (A submission could fail here on purpose to get the static check: said in README's threat model.)
     r.outcome = ReuseMeasurement::Outcome::Unavailable;
     r.why = "the kernel did not complete under ncu at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-            std::to_string(c.n) + " (" + run.exit.describe() + ncu_errors(run.output) + ")";
+            std::to_string(c.n) + " (" +
+            (run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(kNcuQuietS)) +
+                                  " s once it had the profiler: the kernel hung"
+                            : run.exit.describe()) +
+            ncu_errors(run.output) + ")";
     return r;
   }
   if (!loads.ok) {
