@@ -136,6 +136,7 @@ class StubBackend final : public Backend {
   RunnerConfig runner_config(const std::string&, const WorkDir&, const std::string&) const override { return {}; }
   std::string cannot_run(const Case&) const override { return ""; }
   double case_time_limit(const Case&) const override { return 1; }
+  double case_time_limit_after_hang(const Case&) const override { return 1; }
   void oracle(const Case&, const CaseInputs&, std::vector<double>&, std::vector<double>&) override {}
   bool launches_can_differ() const override { return false; }
   void sanitizer(const Check&, const SanitizerContext&, TestResult&) override {}

@@ -96,6 +96,8 @@ class Backend {
   virtual std::string cannot_run(const Case& c) const = 0;
   // Wall time one run of the case may take.
   virtual double case_time_limit(const Case& c) const = 0;
+  // The same once an earlier case of the grading has hung (pipeline/limits.h).
+  virtual double case_time_limit_after_hang(const Case& c) const = 0;
   // C64 = A*B and |A||B| in FP64, row-major.
   virtual void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64,
                       std::vector<double>& abs_ab) = 0;

@@ -22,7 +22,6 @@
 #include "pipeline/case_report.h"
 #include "pipeline/checks.h"
 #include "pipeline/inputs.h"
-#include "pipeline/limits.h"
 #include "pipeline/runner_session.h"
 #include "pipeline/submission.h"
 #include "pipeline/timed_samples.h"
@@ -174,7 +173,7 @@ CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   CheckedRun run;
   const CaseInputs& in = prepared.in;
   const double full = backend_->case_time_limit(c);
-  const double timeout = a_case_hung_ ? std::min(full, case_time_limit_after_hang(c, backend_->kind())) : full;
+  const double timeout = a_case_hung_ ? std::min(full, backend_->case_time_limit_after_hang(c)) : full;
   run.shortened_limit = timeout < full;
   run.limit_s = timeout;
   {
@@ -214,12 +213,10 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
     record_runner_failure(t, run.out);
     if (run.out.kind == CaseOutcome::Kind::TimedOut && run.shortened_limit) {
       char buf[300];
-      const bool gpu = backend_->kind() == BackendKind::Gpu;
-      std::snprintf(buf, sizeof buf, "its limit was %.1f s instead of %.0f s because an earlier case hung: %s\n",
-                    run.limit_s, backend_->case_time_limit(c),
-                    gpu ? "a kernel that completes finishes this case in milliseconds on a GPU, and a hang holds the "
-                          "GPU that other gradings share"
-                        : "the time for the case's work is kept, and more is given while blocks keep completing");
+      std::snprintf(buf, sizeof buf,
+                    "its limit was %.1f s instead of %.0f s because an earlier case hung: a kernel that completes "
+                    "needs only the time for the case's work\n",
+                    run.limit_s, backend_->case_time_limit(c));
       t.detail += buf;
     }
     outcomes_.push_back({c.m, c.k, c.n, false});

@@ -8,7 +8,7 @@
 //   link     every output file is a symbolic link to /etc/passwd
 //   short    every output file holds half of C
 // and to RunCase (a checked launch; C all zeros):
-//   slow     counts a "block" every 20 ms for 1.2 s in CUDACPU_PROGRESS_FILE
+//   slow     counts a "block" every 20 ms for 2.4 s in CUDACPU_PROGRESS_FILE
 //            (as the CPU layer does), then answers
 //   stuck    never answers and counts nothing
 // Every mode says on stderr when a slot is first used ("slot S first used by
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       std::vector<float> ab(std::size_t(q.m) * q.k + std::size_t(q.k) * q.n);
       if (!sg::proto::read_all(sg::proto::kRequestFd, ab.data(), sizeof(float) * ab.size())) return 0;
       const char* path = std::getenv("CUDACPU_PROGRESS_FILE");
-      for (int block = 1; mode == "slow" && block <= 60; ++block) {
+      for (int block = 1; mode == "slow" && block <= 120; ++block) {
         usleep(20000);
         if (std::FILE* f = path ? std::fopen(path, "wb") : nullptr) {
           const std::uint64_t done = static_cast<std::uint64_t>(block);

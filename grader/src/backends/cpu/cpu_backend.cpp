@@ -71,6 +71,9 @@ class CpuBackend final : public Backend {
     return r;
   }
   double case_time_limit(const Case& c) const override { return sg::case_time_limit(c, BackendKind::Cpu); }
+  double case_time_limit_after_hang(const Case& c) const override {
+    return sg::case_time_limit_after_hang(c, BackendKind::Cpu);
+  }
 
   void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64, std::vector<double>& abs_ab) override {
     host_oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);

@@ -129,6 +129,9 @@ class GpuBackend final : public Backend {
   }
 
   double case_time_limit(const Case& c) const override { return sg::case_time_limit(c, BackendKind::Gpu); }
+  double case_time_limit_after_hang(const Case& c) const override {
+    return sg::case_time_limit_after_hang(c, BackendKind::Gpu);
+  }
 
   void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64, std::vector<double>& abs_ab) override {
     oracle_->oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
