@@ -51,8 +51,7 @@ struct CheckedRun {
   CaseOutcome out;
   std::optional<Comparison> cmp;
   bool differs = false;  // a second launch on the same inputs gave other bits
-  double limit_s = 0;            // the case's time limit
-  bool shortened_limit = false;  // case_time_limit_after_hang applied
+  double limit_s = 0;  // the case's time limit (shorter than the backend's after a hang)
 };
 
 class Grader {
@@ -172,13 +171,10 @@ PreparedCase Grader::prepare(const Case& c) {
 CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   CheckedRun run;
   const CaseInputs& in = prepared.in;
-  const double full = backend_->case_time_limit(c);
-  const double timeout = a_case_hung_ ? std::min(full, backend_->case_time_limit_after_hang(c)) : full;
-  run.shortened_limit = timeout < full;
-  run.limit_s = timeout;
+  run.limit_s = a_case_hung_ ? backend_->case_time_limit_after_hang(c) : backend_->case_time_limit(c);
   {
     const auto hold = take_shared_hold();
-    run.out = session_->run(c.m, c.k, c.n, in.a, in.b, timeout);
+    run.out = session_->run(c.m, c.k, c.n, in.a, in.b, run.limit_s);
   }
   if (run.out.kind == CaseOutcome::Kind::TimedOut && !run.out.extended) a_case_hung_ = true;
   if (run.out.kind != CaseOutcome::Kind::Ok) return run;
@@ -195,7 +191,7 @@ CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   if (run.cmp->wrong > 0 && backend_->launches_can_differ() && double(c.m) * c.n * c.k <= 2e9) {
     // Run the same inputs again: an output that moves is a race, not a formula bug.
     const auto hold = take_shared_hold();
-    CaseOutcome again = session_->run(c.m, c.k, c.n, in.a, in.b, timeout);
+    CaseOutcome again = session_->run(c.m, c.k, c.n, in.a, in.b, run.limit_s);
     if (again.kind == CaseOutcome::Kind::Ok)
       run.differs = std::memcmp(again.reply.c.data(), run.out.reply.c.data(),
                                 sizeof(float) * run.out.reply.c.size()) != 0;
@@ -211,7 +207,7 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
   t.seconds = seconds_since(t0);
   if (run.out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, run.out);
-    if (run.out.kind == CaseOutcome::Kind::TimedOut && run.shortened_limit) {
+    if (run.out.kind == CaseOutcome::Kind::TimedOut && run.limit_s < backend_->case_time_limit(c)) {
       char buf[300];
       std::snprintf(buf, sizeof buf,
                     "its limit was %.1f s instead of %.0f s because an earlier case hung: a kernel that completes "

@@ -36,14 +36,10 @@ SpawnOptions tool_spawn_options(const ToolCommand& command, const std::vector<st
 }
 
 // Watches a tool's output file for ToolCommand::quiet_limit_s: quiet() is
-// true once the file has not grown for that long since the last restart().
+// true once the file has not grown for that long since the watch was made.
 class QuietWatch {
  public:
   QuietWatch(const std::string& file, double limit_s) : file_(file), limit_s_(limit_s) {}
-  void restart() {
-    size_ = -1;
-    grew_ = Clock::now();
-  }
   bool quiet() {
     if (limit_s_ <= 0) return false;
     const auto now = Clock::now();
@@ -154,7 +150,6 @@ ToolRun run_gated_tool(const ToolCommand& command, const std::string& gate,
     }
     // Quiet only counts from the turn on: before it the tool waits silently.
     QuietWatch watch(command.output_file, gate_opened ? command.quiet_limit_s : 0);
-    watch.restart();
     while (!child->ended() && Clock::now() < deadline) {
       if (watch.quiet()) {
         run.went_quiet = true;

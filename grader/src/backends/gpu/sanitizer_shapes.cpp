@@ -62,9 +62,17 @@ SanitizerShape racecheck_shape(std::uint64_t seed) {
   return s;
 }
 
+namespace {
+// The runner's line before each launch: "selftest: shape MxKxN".
+const std::regex& shape_line() {
+  static const std::regex shape(R"(selftest: shape (\d+x\d+x\d+))");
+  return shape;
+}
+}  // namespace
+
 std::string shape_of_first_error(const std::string& output) {
   static const std::regex failed(R"(selftest: failed at (\d+x\d+x\d+))");
-  static const std::regex shape(R"(selftest: shape (\d+x\d+x\d+))");
+  const std::regex& shape = shape_line();
   static const std::regex error(R"(=+ (Invalid|Error:|Program hit|Race)|[Hh]azard)");
   std::smatch m;
   if (std::regex_search(output, m, failed)) return m[1];
@@ -81,9 +89,8 @@ std::string shape_of_first_error(const std::string& output) {
 }
 
 std::string last_shape_started(const std::string& output) {
-  static const std::regex shape(R"(selftest: shape (\d+x\d+x\d+))");
   std::string last;
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), shape); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), shape_line()); it != std::sregex_iterator(); ++it)
     last = (*it)[1];
   return last;
 }
