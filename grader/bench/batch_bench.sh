@@ -100,6 +100,35 @@ for line in (mon.read_text().splitlines() if mon.exists() else []):
     for kv in counts.split():
         k, _, v = kv.rpartition("=")
         procs[k] = procs.get(k, 0) + int(v)
+# The grade logs, lined up by their start lines: how busy the serial part
+# (exclusive holds and ncu's turns, which never overlap on one GPU) kept the
+# GPU, and how long gradings waited for it.
+import re
+stamp = re.compile(r"^grade: +([0-9.]+)s (.*)$")
+serial, waits = [], {"to itself": [], "ncu": [], "shared": []}
+for f in pathlib.Path(out).glob("*/grade.log"):
+    start, opened = None, {}
+    for line in f.read_text(errors="replace").splitlines():
+        m = stamp.match(line)
+        if not m: continue
+        t, what = float(m.group(1)), m.group(2)
+        if what.startswith("started at "): start = float(what.split()[2])
+        if start is None: continue
+        w = re.search(r"after waiting ([0-9.]+) s", what)
+        if what.startswith("has the GPU to itself"): opened["x"] = start + t; waits["to itself"].append(float(w.group(1)))
+        elif what.startswith("has the GPU shared"): waits["shared"].append(float(w.group(1)))
+        elif what.startswith("ncu has the profiler"): opened["n"] = start + t; waits["ncu"].append(float(w.group(1)))
+        elif what.startswith("gives the GPU back") and "x" in opened: serial.append((opened.pop("x"), start + t))
+        elif what.startswith("ncu gives the profiler back") and "n" in opened: serial.append((opened.pop("n"), start + t))
+if serial:
+    serial.sort()
+    busy_s, cur_s, cur_e = 0.0, *serial[0]
+    for s_, e_ in serial[1:]:
+        if s_ > cur_e: busy_s += cur_e - cur_s; cur_s, cur_e = s_, e_
+        else: cur_e = max(cur_e, e_)
+    busy_s += cur_e - cur_s
+    print(f"         serial part (exclusive holds and ncu turns): {busy_s:.1f} s of {wall:.1f} s ({100 * busy_s / wall:.0f}%); "
+          "waits: " + ", ".join(f"{k} {sum(v):.1f} s in all ({len(v)})" for k, v in waits.items()))
 if samples:
     kinds = ["grade", "runner", "compute-sanitiz", "cicc", "ptxas", "nvcc", "cc1plus", "nvlink", "fatbinary"]
     print(f"         machine: CPU busy {sum(busy) / max(len(busy), 1):.0f}%, GPU busy {sum(gpu) / max(len(gpu), 1):.0f}%;"

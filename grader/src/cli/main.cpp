@@ -116,6 +116,9 @@ int main(int argc, char** argv) {
     if (!cli.quiet) {
       // Seconds since the start on each line: a batch's grade.log then shows where the time went.
       const auto t0 = std::chrono::steady_clock::now();
+      // The first line says when, on the wall clock: a batch's logs then line up.
+      const auto wall = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      std::fprintf(stderr, "grade:   0.00s started at %.3f (seconds since 1970, UTC)\n", wall);
       opts.log = [t0](const std::string& line) {
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::fprintf(stderr, "grade: %6.2fs %s\n", s, line.c_str());

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <random>
 #include <regex>
@@ -44,6 +45,12 @@ constexpr double kNcuQuietS = 60;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
 std::string gib(double bytes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
@@ -66,18 +73,34 @@ std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
 // A hold on the GPU's lock (a hold on nothing where no lock is shared). With
 // `held_s` it adds how long it was held there, lock or not: the figure bounds
 // a batch's throughput either way.
+// With `log`, the grade log says how long the lock was waited for (when that
+// was noticeable) and, for an exclusive hold, how long it was held: the
+// figures that show where a batch's time goes.
 class LockHold final : public DeviceHold {
  public:
-  LockHold(const std::string& path, bool exclusive, double* held_s = nullptr)
-      : lock_(path, exclusive), held_s_(held_s), since_(Clock::now()) {}
+  using Log = std::function<void(const std::string&)>;
+  LockHold(const std::string& path, bool exclusive, double* held_s = nullptr, Log log = nullptr)
+      : asked_(Clock::now()), lock_(path, exclusive), held_s_(held_s), since_(Clock::now()), exclusive_(exclusive),
+        log_(path.empty() ? nullptr : std::move(log)) {
+    const double waited = std::chrono::duration<double>(since_ - asked_).count();
+    if (log_ && (exclusive_ || waited >= kNoticeableWaitS))
+      log_(std::string(exclusive_ ? "has the GPU to itself" : "has the GPU shared") + " after waiting " +
+           seconds_text(waited));
+  }
   ~LockHold() override {
-    if (held_s_) *held_s_ += std::chrono::duration<double>(Clock::now() - since_).count();
+    const double held = std::chrono::duration<double>(Clock::now() - since_).count();
+    if (held_s_) *held_s_ += held;
+    if (log_ && exclusive_) log_("gives the GPU back after " + seconds_text(held));
   }
 
  private:
+  static constexpr double kNoticeableWaitS = 0.05;
+  Clock::time_point asked_;
   DeviceLock lock_;
   double* held_s_;
   Clock::time_point since_;  // after the lock was taken: waiting is not holding
+  bool exclusive_;
+  Log log_;
 };
 
 class GpuBackend final : public Backend {
@@ -152,10 +175,10 @@ class GpuBackend final : public Backend {
 
   std::unique_ptr<DeviceHold> shared_hold() override {
     if (setup_.gpu_lock.empty()) return nullptr;
-    return std::make_unique<LockHold>(setup_.gpu_lock, false);
+    return std::make_unique<LockHold>(setup_.gpu_lock, false, nullptr, setup_.log);
   }
   std::unique_ptr<DeviceHold> exclusive_hold() override {
-    return std::make_unique<LockHold>(setup_.gpu_lock, true, &exclusive_s_);
+    return std::make_unique<LockHold>(setup_.gpu_lock, true, &exclusive_s_, setup_.log);
   }
   double exclusive_seconds() const override { return exclusive_s_; }
 
@@ -437,10 +460,21 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   sandbox.read_only.push_back(gate_dir.string());
   const std::string gpu_lock = setup_.gpu_lock;
   struct Turn {
+    Clock::time_point asked = Clock::now();
     DeviceLock profiler, gpu;  // in this order: no one holds the GPU while waiting for the profiler
-    explicit Turn(const std::string& lock) : profiler(lock.empty() ? "" : lock + ".ncu", true), gpu(lock, false) {}
+    Clock::time_point since = Clock::now();  // after both locks were taken
+    std::function<void(const std::string&)> log;
+    Turn(const std::string& lock, std::function<void(const std::string&)> log_to)
+        : profiler(lock.empty() ? "" : lock + ".ncu", true), gpu(lock, false), log(std::move(log_to)) {
+      if (log) log("ncu has the profiler after waiting " + seconds_text(std::chrono::duration<double>(since - asked).count()));
+    }
+    ~Turn() {
+      if (log) log("ncu gives the profiler back after " + seconds_text(seconds_since(since)));
+    }
   };
-  auto take_turn = [gpu_lock]() -> std::shared_ptr<void> { return std::make_shared<Turn>(gpu_lock); };
+  auto take_turn = [gpu_lock, log = gpu_lock.empty() ? nullptr : setup_.log]() -> std::shared_ptr<void> {
+    return std::make_shared<Turn>(gpu_lock, log);
+  };
   constexpr int kTries = 5;
   std::random_device pause_source;
   for (int attempt = 1; attempt <= kTries; ++attempt) {
