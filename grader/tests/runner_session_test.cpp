@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -14,15 +15,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs `cases` cases through a session whose every runner notes its
-// arguments and dies at once (so each case needs a fresh runner); returns
-// one line per runner started.
-std::vector<std::string> runner_arguments(unsigned partition_sms, int cases) {
-  const fs::path dir = fs::temp_directory_path() / ("sg-session-" + std::to_string(::getpid()));
+// A stand-in runner in a fresh `dir`: a shell script that notes its
+// arguments in dir/args.txt, then runs `then` (e.g. "exit 3").
+sg::RunnerConfig script_runner(const fs::path& dir, const std::string& then, unsigned partition_sms) {
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const fs::path script = dir / "runner.sh", args = dir / "args.txt";
-  std::ofstream(script) << "echo \"args:$*\" >> '" << args.string() << "'\nexit 3\n";
+  const fs::path script = dir / "runner.sh";
+  std::ofstream(script) << "echo \"args:$*\" >> '" << (dir / "args.txt").string() << "'\n" << then << "\n";
   sg::RunnerConfig rc;
   rc.argv = {"/bin/sh", script.string()};
   rc.env = {"PATH=/usr/bin:/bin"};
@@ -30,17 +29,31 @@ std::vector<std::string> runner_arguments(unsigned partition_sms, int cases) {
   rc.drop_privileges = false;
   rc.pid_namespace = false;
   rc.partition_sms_after_failure = partition_sms;
+  return rc;
+}
+
+// The lines script_runner's runners noted, one per runner started; `dir` is removed.
+std::vector<std::string> noted_arguments(const fs::path& dir) {
+  std::vector<std::string> seen;
+  std::ifstream f(dir / "args.txt");
+  for (std::string line; std::getline(f, line);) seen.push_back(line);
+  fs::remove_all(dir);
+  return seen;
+}
+
+// Runs `cases` cases through a session whose every runner notes its
+// arguments and dies at once (so each case needs a fresh runner); returns
+// one line per runner started.
+std::vector<std::string> runner_arguments(unsigned partition_sms, int cases) {
+  const fs::path dir = fs::temp_directory_path() / ("sg-session-" + std::to_string(::getpid()));
+  const sg::RunnerConfig rc = script_runner(dir, "exit 3", partition_sms);
   const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
   {
     sg::RunnerSession session(rc);
     for (int i = 0; i < cases; ++i)
       EXPECT_NE(session.run(4, 4, 4, a, b, 20).kind, sg::CaseOutcome::Kind::Ok) << "case " << i;
   }  // the session's end takes its spare runner too
-  std::vector<std::string> seen;
-  std::ifstream f(args);
-  for (std::string line; std::getline(f, line);) seen.push_back(line);
-  fs::remove_all(dir);
-  return seen;
+  return noted_arguments(dir);
 }
 
 TEST(RunnerSession, RunnersAfterAFailureAreAskedForAPartition) {
@@ -55,6 +68,26 @@ TEST(RunnerSession, NoPartitionUnlessConfigured) {
   const std::vector<std::string> seen = runner_arguments(0, 2);
   ASSERT_GE(seen.size(), 2u);
   for (const std::string& line : seen) EXPECT_EQ(line, "args:");
+}
+
+// A runner that does not answer its Ping in time (one that hangs in its
+// start-up) is ended without counting as a failure: the runner started for
+// the next request is not asked for a partition.
+TEST(RunnerSession, AnUnansweredPingIsNoFailure) {
+  const fs::path dir = fs::temp_directory_path() / ("sg-session-ping-" + std::to_string(::getpid()));
+  const sg::RunnerConfig rc = script_runner(dir, "sleep 30", 16);
+  const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
+  {
+    sg::RunnerSession session(rc);
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_FALSE(session.ready(0.5));
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+    EXPECT_EQ(session.run(4, 4, 4, a, b, 0.5).kind, sg::CaseOutcome::Kind::TimedOut);
+  }
+  const std::vector<std::string> seen = noted_arguments(dir);
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_EQ(seen[0], "args:");
+  EXPECT_EQ(seen[1], "args:") << "the runner after an unanswered Ping was asked for a partition";
 }
 
 }  // namespace

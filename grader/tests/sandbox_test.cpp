@@ -688,29 +688,75 @@ TEST_F(Sandbox, ToolPastItsDeadlineIsKilledAloneFromItsSibling) {
   EXPECT_TRUE(runs[1].exit.exited && runs[1].exit.code == 5) << runs[1].exit.describe();
 }
 
-// A gated tool (ncu) takes its turn only once its start-up is done and it
-// waits at the gate, and keeps the turn until it has ended.
-TEST_F(Sandbox, GatedToolTakesItsTurnAtTheGateAndKeepsItToTheEnd) {
-  const std::string gate = out_path("gate"), mark = out_path("at-gate"), done = out_path("done");
-  for (const std::string& f : {mark, done}) std::remove(f.c_str());
-  const std::string script = "sleep 0.3; touch '" + mark + "'; read -r _ <\"$0\" || exit 97; sleep 0.3; touch '" +
-                             done + "'; exit 6";
-  bool at_gate_when_taken = false, done_when_released = true;
+// One gated command (ncu): the turn is taken only once its start-up is done
+// and it waits at the gate; its critical part is given back when the tool
+// closes the gate, before it has ended, the whole turn once it has ended.
+TEST_F(Sandbox, GatedToolTakesItsTurnAtTheGateAndGivesItBackInTwoParts) {
+  const std::string gate = out_path("gate"), mark = out_path("at-gate"), released = out_path("released"),
+                    done = out_path("done");
+  for (const std::string& f : {mark, released, done}) std::remove(f.c_str());
+  // After closing the gate the tool waits (up to 10 s) until the turn has
+  // been given back, so the order below does not rest on timing.
+  const std::string script = "sleep 0.3; touch '" + mark + "'; exec 3<\"$0\"; read -r _ <&3 || exit 97; exec 3<&-; " +
+                             "i=0; while [ ! -e '" + released + "' ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
+                             "touch '" + done + "'; exit 6";
+  bool at_gate_when_taken = false, done_when_critical_released = true, done_when_released = false;
   int turns = 0;
-  auto take_turn = [&]() -> std::shared_ptr<void> {
+  auto take_turn = [&]() {
     ++turns;
     at_gate_when_taken = access(mark.c_str(), F_OK) == 0;
-    // Released with the turn: the tool must have finished by then.
-    return std::shared_ptr<void>(nullptr, [&](void*) { done_when_released = access(done.c_str(), F_OK) == 0; });
+    sg::GateTurn turn;
+    turn.critical = std::shared_ptr<void>(nullptr, [&](void*) {
+      done_when_critical_released = access(done.c_str(), F_OK) == 0;
+      std::ofstream(released.c_str()) << "x";
+    });
+    turn.whole = std::shared_ptr<void>(nullptr, [&](void*) { done_when_released = access(done.c_str(), F_OK) == 0; });
+    return turn;
   };
-  const sg::ToolRun run = sg::run_gated_tool({{"/bin/sh", "-c", script, gate}, out_path("gated.txt"), 30}, gate,
-                                             take_turn, {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {});
+  const sg::ToolRun run = sg::run_tools({{{"/bin/sh", "-c", script, gate}, out_path("gated.txt"), 30, 0, gate}},
+                                        {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {}, take_turn)
+                              .front();
   ASSERT_TRUE(run.started) << run.start_error;
   EXPECT_TRUE(run.exit.exited && run.exit.code == 6) << run.exit.describe() << run.output;
   EXPECT_EQ(turns, 1);
   EXPECT_TRUE(at_gate_when_taken);
-  EXPECT_TRUE(done_when_released);
+  EXPECT_FALSE(done_when_critical_released) << "the critical part ends when the gate is closed";
+  EXPECT_TRUE(access(released.c_str(), F_OK) == 0);
+  EXPECT_TRUE(done_when_released) << "the whole turn lasts until the tool has ended";
   EXPECT_NE(access(gate.c_str(), F_OK), 0) << "the FIFO is removed";
+}
+
+// Two gated commands (the sanitizer's tools) share one turn: taken once both
+// wait at their gates (the slower start-up decides), kept until both have
+// closed them; a command without a gate runs beside them untouched.
+TEST_F(Sandbox, GatedToolsShareOneTurnFromTheLastArrivalToTheLastClosing) {
+  const std::string g1 = out_path("gate-a"), g2 = out_path("gate-b"), slow_at_gate = out_path("slow-at-gate"),
+                    slow_closed = out_path("slow-closed");
+  for (const std::string& f : {slow_at_gate, slow_closed}) std::remove(f.c_str());
+  const std::string quick = "exec 3<\"$0\"; read -r _ <&3 || exit 97; exec 3<&-; exit 1";
+  const std::string slow = "sleep 0.5; touch '" + slow_at_gate + "'; exec 3<\"$0\"; read -r _ <&3 || exit 97; " +
+                           "sleep 0.5; touch '" + slow_closed + "'; exec 3<&-; sleep 0.5; exit 2";
+  bool slow_at_gate_when_taken = false, slow_closed_when_released = false;
+  int turns = 0;
+  auto take_turn = [&]() {
+    ++turns;
+    slow_at_gate_when_taken = access(slow_at_gate.c_str(), F_OK) == 0;
+    sg::GateTurn turn;
+    turn.critical =
+        std::shared_ptr<void>(nullptr, [&](void*) { slow_closed_when_released = access(slow_closed.c_str(), F_OK) == 0; });
+    return turn;
+  };
+  const auto runs = sg::run_tools({{{"/bin/sh", "-c", quick, g1}, out_path("a.txt"), 30, 0, g1},
+                                   {{"/bin/sh", "-c", slow, g2}, out_path("b.txt"), 30, 0, g2},
+                                   {{"/bin/sh", "-c", "exit 3"}, out_path("c.txt"), 30}},
+                                  {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {}, take_turn);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_TRUE(runs[0].exit.exited && runs[0].exit.code == 1) << runs[0].exit.describe();
+  EXPECT_TRUE(runs[1].exit.exited && runs[1].exit.code == 2) << runs[1].exit.describe();
+  EXPECT_TRUE(runs[2].exit.exited && runs[2].exit.code == 3) << runs[2].exit.describe();
+  EXPECT_EQ(turns, 1);
+  EXPECT_TRUE(slow_at_gate_when_taken) << "the turn waits for the last command to reach its gate";
+  EXPECT_TRUE(slow_closed_when_released) << "the critical part lasts until the last gate is closed";
 }
 
 // A tool whose output stops growing is ended at its quiet limit, long
@@ -737,13 +783,14 @@ TEST_F(Sandbox, ToolsThatGoQuietAreEndedAtTheirQuietLimit) {
 TEST_F(Sandbox, GatedToolGoesQuietOnlyAfterItsTurn) {
   const std::string gate = out_path("gate4");
   const std::string script = "echo started; exec 3<\"$0\"; read -r _ <&3 || exit 97; echo go; sleep 60";
-  auto take_turn = [&]() -> std::shared_ptr<void> {
+  auto take_turn = [&]() {
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // a turn that comes late
-    return nullptr;
+    return sg::GateTurn{};
   };
   const auto t0 = std::chrono::steady_clock::now();
-  const sg::ToolRun run = sg::run_gated_tool({{"/bin/sh", "-c", script, gate}, out_path("gated4.txt"), 30, 1.0}, gate,
-                                             take_turn, {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {});
+  const sg::ToolRun run = sg::run_tools({{{"/bin/sh", "-c", script, gate}, out_path("gated4.txt"), 30, 1.0, gate}},
+                                        {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {}, take_turn)
+                              .front();
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(run.went_quiet);
   EXPECT_FALSE(run.exit.exited) << run.exit.describe();
@@ -751,16 +798,55 @@ TEST_F(Sandbox, GatedToolGoesQuietOnlyAfterItsTurn) {
   EXPECT_LT(took, 25) << "ended for its quiet limit, not its 30 s deadline";
 }
 
+// A gated command that never reaches its gate (a program that hangs in its
+// start-up) is ended at its quiet limit from the spawn, not at its deadline.
+TEST_F(Sandbox, GatedToolStuckBeforeItsGateIsEndedAtItsQuietLimit) {
+  const std::string gate = out_path("gate7");
+  int turns = 0;
+  auto take_turn = [&]() {
+    ++turns;
+    return sg::GateTurn{};
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  const sg::ToolRun run = sg::run_tools({{{"/bin/sh", "-c", "echo starting; sleep 60"}, out_path("gated7.txt"), 30, 1.0, gate}},
+                                        {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {}, take_turn)
+                              .front();
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(run.went_quiet);
+  EXPECT_TRUE(run.before_gate);
+  EXPECT_EQ(turns, 0);
+  EXPECT_LT(took, 20) << "ended for its quiet limit, not its 30 s deadline";
+}
+
+// A tool that keeps the gate open holds the turn to its end.
+TEST_F(Sandbox, GatedToolThatKeepsTheGateOpenHoldsItsTurnToTheEnd) {
+  const std::string gate = out_path("gate3"), done = out_path("done3");
+  std::remove(done.c_str());
+  const std::string script = "exec 3<\"$0\"; read -r _ <&3 || exit 97; sleep 0.2; touch '" + done + "'; exit 5";
+  bool done_when_released = false;
+  auto take_turn = [&]() {
+    sg::GateTurn turn;
+    turn.critical = std::shared_ptr<void>(nullptr, [&](void*) { done_when_released = access(done.c_str(), F_OK) == 0; });
+    return turn;
+  };
+  const sg::ToolRun run = sg::run_tools({{{"/bin/sh", "-c", script, gate}, out_path("gated3.txt"), 30, 0, gate}},
+                                        {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {}, take_turn)
+                              .front();
+  EXPECT_TRUE(run.exit.exited && run.exit.code == 5) << run.exit.describe() << run.output;
+  EXPECT_TRUE(done_when_released);
+}
+
 // A tool that ends before it reaches the gate never takes a turn.
 TEST_F(Sandbox, GatedToolThatEndsEarlyTakesNoTurn) {
   const std::string gate = out_path("gate2");
   int turns = 0;
-  auto take_turn = [&]() -> std::shared_ptr<void> {
+  auto take_turn = [&]() {
     ++turns;
-    return nullptr;
+    return sg::GateTurn{};
   };
-  const sg::ToolRun run = sg::run_gated_tool({{"/bin/sh", "-c", "exit 3"}, out_path("gated2.txt"), 30}, gate, take_turn,
-                                             {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {});
+  const sg::ToolRun run = sg::run_tools({{{"/bin/sh", "-c", "exit 3"}, out_path("gated2.txt"), 30, 0, gate}},
+                                        {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {}, take_turn)
+                              .front();
   EXPECT_TRUE(run.exit.exited && run.exit.code == 3) << run.exit.describe();
   EXPECT_EQ(turns, 0);
 }

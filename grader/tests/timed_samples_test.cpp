@@ -207,10 +207,11 @@ TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
   EXPECT_TRUE(e.student_ms.empty());
 }
 
-// A checked case past its limit (1 s, which also covers the runner's start,
-// slow on a loaded machine) whose runner keeps counting blocks (2.4 s of
-// them) is given more time; one that counts none is stopped at its limit; the
-// session's budget for extensions ends them.
+// A checked case past its limit (1 s; the runner is started and answers a
+// Ping first, so that its start-up, slow on a loaded machine, is no part of
+// it) whose runner keeps counting blocks (2.4 s of them) is given more time;
+// one that counts none is stopped at its limit; the session's budget for
+// extensions ends them.
 sg::CaseOutcome checked_case(const std::string& runner, const std::string& mode, const fs::path& dir,
                              double budget_s, double& seconds) {
   sg::RunnerConfig rc = config(runner, mode, dir);
@@ -219,6 +220,7 @@ sg::CaseOutcome checked_case(const std::string& runner, const std::string& mode,
   rc.progress_limit_factor = 8;
   rc.progress_budget_s = budget_s;
   sg::RunnerSession session(rc);
+  EXPECT_TRUE(session.ready(30)) << "the fake runner did not answer its Ping";
   const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
   const auto t0 = std::chrono::steady_clock::now();
   sg::CaseOutcome out = session.run(4, 4, 4, a, b, 1.0);

@@ -109,6 +109,7 @@ class Grader {
   BuildOutput build_;
   RunnerConfig runner_config_;  // how this grading's runners are started
   std::unique_ptr<RunnerSession> session_;
+  std::unique_ptr<RunnerSession> baseline_;  // the grader's baseline runner, where cases are timed
   std::vector<SizeOutcome> outcomes_;
   bool a_case_hung_ = false;  // later cases get case_time_limit_after_hang
   std::mutex oracle_mutex_;  // the timed cases' oracles are made on a second thread
@@ -280,16 +281,15 @@ std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, s
 }
 
 void Grader::time_cases(std::vector<TimedCase>& cases) {
-  // The baseline runner holds only the grader's reference kernels. Its CUDA
-  // start-up comes before the exclusive hold, under a shared one (it uses a
-  // GPU another grading may be timing): the hold covers timed work only.
-  RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_, "baseline-scratch");
-  cfg.log_name = "baseline";
-  cfg.limits.file_bytes = runner_config_.limits.file_bytes;
-  RunnerSession baseline(cfg);
+  // The baseline runner (begun with the correctness cases) holds only the
+  // grader's reference kernels. It is waited for outside any hold, and its
+  // first buffers are made under a shared one (they use a GPU another
+  // grading may be timing): the exclusive hold covers timed work only.
+  RunnerSession& baseline = *baseline_;
   {
-    const auto hold = take_shared_hold();
     const Case& first = *cases.front().c;
+    (void)baseline.ready(backend_->case_time_limit(first));
+    const auto hold = take_shared_hold();
     (void)baseline.time_seeded(first.m, first.k, first.n, 1, proto::Launch::None, backend_->case_time_limit(first));
   }
   if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (timed cases)");
@@ -518,6 +518,24 @@ GradeResult Grader::run() {
     });
   run_checks(CheckStage::BeforeCases);
   end_phase("sanitizer");
+  // The runners' start-up (a CUDA context each) outside any hold: the
+  // student's is waited for before the first case takes its shared hold, the
+  // baseline runner's overlaps the correctness cases.
+  const bool times_cases = std::any_of(suite_.cases.begin(), suite_.cases.end(),
+                                       [this](const Case& c) { return c.has_performance && wanted(c.visibility); });
+  if (backend_->why_not_timed().empty() && times_cases) {
+    RunnerConfig cfg = backend_->runner_config(build_.baseline_runner, work_, "baseline-scratch");
+    cfg.log_name = "baseline";
+    cfg.limits.file_bytes = runner_config_.limits.file_bytes;
+    baseline_ = std::make_unique<RunnerSession>(cfg);
+    baseline_->begin();
+    session_->spare(baseline_->pid());  // a failed case's sweep must not take it
+  }
+  for (const Case& c : suite_.cases)
+    if (wanted(c.visibility)) {
+      (void)session_->ready(backend_->case_time_limit(c));
+      break;
+    }
   // Each case holds the GPU shared on its own. (One hold over all of them
   // was tried: fewer waits for it, but longer ones for everybody's timings,
   // and fewer gradings per minute in all.)
@@ -545,6 +563,7 @@ GradeResult Grader::run() {
     log(buf);
   }
   session_->stop();
+  baseline_.reset();
   end_phase("performance");
   r_.student_output = session_->captured_output(kLogCap);
   session_.reset();

@@ -76,7 +76,9 @@ void RunnerSession::stop(const std::vector<pid_t>& spared) {
     proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
     child_->wait(2.0, false);  // kills the whole group if it lingers
     child_.reset();
-    kill_all_descendants(spared);  // and whatever escaped it
+    std::vector<pid_t> all = spared_;
+    all.insert(all.end(), spared.begin(), spared.end());
+    kill_all_descendants(all);  // and whatever escaped it
   }
 }
 
@@ -145,7 +147,9 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
     ExitInfo info = kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError
                         ? child_->wait(kCrashGraceS, false)
                         : child_->kill_all(false);
-    kill_all_descendants({spare_ ? spare_->pid() : 0});
+    std::vector<pid_t> spared = spared_;
+    spared.push_back(spare_ ? spare_->pid() : 0);
+    kill_all_descendants(spared);
     // A runner that died on its own says how; one we killed just "timed out".
     if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
       if (info.timed_out)
@@ -156,6 +160,21 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
     child_.reset();
   }
   return out;
+}
+
+void RunnerSession::begin() {
+  std::string ignored;  // a runner that cannot start fails the first request, which says why
+  (void)ensure_started(ignored);
+}
+
+bool RunnerSession::ready(double timeout_s) {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::Ping;
+  q.m = q.k = q.n = 1;
+  const bool failed_before = failed_;
+  const CaseOutcome out = exchange(q, {}, false, timeout_s);
+  failed_ = failed_before;  // no case ran: the next runner starts as this one would have
+  return out.kind == CaseOutcome::Kind::Ok;
 }
 
 CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b,

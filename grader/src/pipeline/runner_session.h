@@ -59,6 +59,14 @@ class RunnerSession {
   RunnerSession(const RunnerSession&) = delete;
   RunnerSession& operator=(const RunnerSession&) = delete;
 
+  // Starts the runner if none runs, without waiting for it.
+  void begin();
+  // Starts the runner if none runs and waits (up to timeout_s) until it
+  // answers a Ping: its start-up then lies outside whatever the caller holds
+  // for its first real request. A runner that does not answer in time (or
+  // dies) is ended without counting as a failure: the next request starts
+  // another. True when it answered.
+  bool ready(double timeout_s);
   // One checked launch (proto RunCase).
   CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s);
   // One timed sample on the inputs of `seed` (proto TimeSeeded): judge_ms is
@@ -74,6 +82,9 @@ class RunnerSession {
   // Ends the current runner (if any) and every process it started, sparing
   // the `spared` pids and their descendants (another session's runner).
   void stop(const std::vector<pid_t>& spared = {});
+  // Another session's runner, running beside this one: this session's
+  // sweeps (after a failed case, on stop) leave it and its descendants alone.
+  void spare(pid_t pid) { spared_.push_back(pid); }
   // The current runner's pid, 0 when none runs.
   pid_t pid() const { return child_ ? child_->pid() : 0; }
   // Output captured from every runner started so far, capped and sanitised.
@@ -97,7 +108,8 @@ class RunnerSession {
   std::string spare_log_;
   int started_ = 0;
   int spawned_ = 0;  // runners started, spares included (names the log files)
-  bool failed_ = false;  // a runner has failed: those started from now on get the partition
+  bool failed_ = false;
+  std::vector<pid_t> spared_;  // a runner has failed: those started from now on get the partition
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;
   double extension_left_s_;  // of cfg_.progress_budget_s

@@ -16,6 +16,7 @@ struct ToolRun {
   bool started = false;
   std::string start_error;
   bool went_quiet = false;  // ended for its quiet limit (ToolCommand::quiet_limit_s)
+  bool before_gate = false;  // ... before it reached its gate (ToolCommand::gate): it hung in its start-up
   bool ok() const { return started && exit.exited && exit.code == 0; }
 };
 
@@ -28,33 +29,44 @@ struct ToolCommand {
   // has not grown for this long: a program that reports each step's start
   // and then hangs is stopped long before a deadline sized for all steps.
   double quiet_limit_s = 0;
+  // Not empty: a FIFO made here, which the command opens for reading once its
+  // start-up is done, reads a line from before its critical work, and closes
+  // after it (its exit closes it too). See run_tools' `take_turn`.
+  std::string gate{};
 };
+
+// What a turn holds: `critical` until every gated command has closed its
+// gate or ended (e.g. the GPU's one profiler), `whole` until every command
+// has ended (e.g. a shared hold on the GPU, which a command's ending may
+// still use). Either may be empty.
+struct GateTurn {
+  std::shared_ptr<void> critical;
+  std::shared_ptr<void> whole;
+};
+using TakeTurn = std::function<GateTurn()>;
 
 // Runs the commands at once, each with its own deadline and process group;
 // returns when all have ended, in the order given. Whatever they left running
 // is killed once, after the last one ends (an earlier sweep would take the
 // others with it). `drop_privileges`: for commands that execute student code.
 // `sandbox`: for commands that read or run student code (process/sandbox.h).
+// Gated commands (ToolCommand::gate): once every one still running waits at
+// its gate, `take_turn` is called once and the gates open (a line is written
+// to each); the turn is kept as GateTurn says. For work whose start-up may
+// overlap others' but whose middle must not: ncu's profiled launch, the
+// sanitizer's checked launches on a GPU that other gradings time on. A
+// command can only shorten the critical part (by closing its gate early),
+// never lengthen the turn past its deadline, which counts from the spawn to
+// the gate and again from the turn; its quiet limit counts from the turn, and
+// bounds the time from its spawn to its gate.
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
-                               bool pid_namespace = true, const Sandbox& sandbox = {});
+                               bool pid_namespace = true, const Sandbox& sandbox = {}, const TakeTurn& take_turn = {});
 
 // One tool: run_tools with a single command.
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
                  const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
                  bool pid_namespace = true, const Sandbox& sandbox = {});
-
-// One tool whose command waits, once its own start-up is done, at `gate`: a
-// FIFO made here, which the command opens for reading (e.g. `read -r _ <gate`)
-// before its real work. When the tool is waiting there, `take_turn` is
-// called and what it returns is kept until the tool has ended; then the
-// gate opens (a line is written to it). For work whose start-up may overlap
-// others' but whose middle must not: ncu's turn on the GPU's one profiler.
-// The deadline counts from the spawn to the gate, and again from the turn.
-ToolRun run_gated_tool(const ToolCommand& command, const std::string& gate,
-                       const std::function<std::shared_ptr<void>()>& take_turn, const std::vector<std::string>& env,
-                       const std::string& cwd, bool drop_privileges, std::size_t output_cap, bool pid_namespace,
-                       const Sandbox& sandbox);
 
 // The environment the runner and the tools get: a fixed PATH and only the
 // variables CUDA needs to find the device, nothing else of the judge's.

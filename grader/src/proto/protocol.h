@@ -31,7 +31,10 @@ constexpr int kReplyFd = 4;                   // runner writes replies here
 //   checks it against the digest and with Freivalds' test,
 //   compare/freivalds.h). Outputs of hundreds of MB then cost the exclusive
 //   hold a copy into the page cache, not a trip through a pipe.
-enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2, TimeSeeded = 4, SeededOutput = 5 };
+// Ping: answered at once with an empty Ok reply (m and n repeated): the
+//   judge waits for a runner's start-up (its CUDA context) this way before
+//   it holds a shared GPU for the runner's first real request.
+enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2, TimeSeeded = 4, SeededOutput = 5, Ping = 6 };
 
 // What a TimeSeeded sample launches. Naive exists only in the grader's
 // baseline runner (built from the reference kernels, never from student

@@ -61,6 +61,11 @@ int main(int argc, char** argv) {
     r.header.nonce = q.nonce;
     r.header.m = q.m;
     r.header.n = q.n;
+    if (q.type == sg::proto::RequestType::Ping) {
+      r.header.status = sg::proto::ReplyStatus::Ok;
+      if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
+      continue;
+    }
     if (q.type == sg::proto::RequestType::RunCase) {
       std::vector<float> ab(std::size_t(q.m) * q.k + std::size_t(q.k) * q.n);
       if (!sg::proto::read_all(sg::proto::kRequestFd, ab.data(), sizeof(float) * ab.size())) return 0;

@@ -70,6 +70,20 @@ std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
   return tool + ": " + r.exit.describe() + "\n" + out;
 }
 
+// The judge's folder of FIFO gates (process/tool_run.h) for the tools that
+// run the submission: beside its scratch folder, visible read-only to the
+// tools' sandbox, where the runner's user may open a FIFO to read.
+std::string gate_folder(const SanitizerContext& ctx) {
+  const fs::path dir = fs::path(ctx.runner_config->scratch_dir).parent_path() / "tool-gates";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                           fs::perms::others_exec, ec);
+  return dir.string();
+}
+
+std::string gate_path(const SanitizerContext& ctx, const std::string& tool) { return gate_folder(ctx) + "/" + tool; }
+
 // A hold on the GPU's lock (a hold on nothing where no lock is shared). With
 // `held_s` it adds how long it was held there, lock or not: the figure bounds
 // a batch's throughput either way.
@@ -324,26 +338,36 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
       argv.push_back("--check-device-heap");
       argv.push_back("yes");
     }
-    for (const std::string& a : {ctx.runner, std::string("--selftest"), std::to_string(ctx.seed % 1000000),
-                                 std::to_string(selftest_token_)})
+    const std::string gate = gate_path(ctx, tool);
+    for (const std::string& a : {ctx.runner, std::string("--selftest"), std::string("--gate"), gate,
+                                 std::to_string(ctx.seed % 1000000), std::to_string(selftest_token_)})
       argv.push_back(a);
     append_shapes(argv, tool == "memcheck" ? mem_shapes : std::vector<SanitizerShape>{race_shape});
     // The runner prints each shape as it starts it: a tool whose output has
     // not grown for kSanitizerQuietS is hung there. It is stopped then rather
     // than at the check's limit, since it holds the shared GPU (every other
     // grading's timing waits behind it).
-    commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tool + ".txt", c.timeout_s, kSanitizerQuietS});
+    commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tool + ".txt", c.timeout_s, kSanitizerQuietS, gate});
   }
-  // Both tools at once, under one hold: most of a tool's time is its own
-  // start-up on the CPU, which the two then overlap.
+  // Both tools at once: most of a tool's time is its own start-up on the
+  // CPU, which the two then overlap. The GPU is held (shared) from when both
+  // runners wait at their gates, their CUDA contexts made, until both tools
+  // have ended: a timing elsewhere waits for the checked launches and the
+  // tools' ending, not for their start-up. (Given back at the gates' closing
+  // instead, the tools' endings ran beside timings and made more of their
+  // samples to be taken again: slower in a batch, on the H100.)
   log("sanitizer memcheck (" + std::to_string(mem_shapes.size()) + " shapes) and racecheck (" + race_shape.label + ")");
   const auto t0 = Clock::now();
-  std::vector<ToolRun> runs;
-  {
-    const auto held = shared_hold();
-    const std::string& scratch = ctx.runner_config->scratch_dir;
-    runs = run_tools(commands, scrubbed_environment(scratch), scratch, true, kLogCap, false, tool_sandbox(ctx));
-  }
+  const std::string& scratch = ctx.runner_config->scratch_dir;
+  Sandbox sandbox = tool_sandbox(ctx);
+  sandbox.read_only.push_back(gate_folder(ctx));
+  std::vector<std::string> env = scrubbed_environment(scratch);
+  env.push_back("CUDA_MODULE_LOADING=EAGER");  // the submission's module is loaded (and instrumented) before the gate
+  const std::vector<ToolRun> runs = run_tools(commands, env, scratch, true, kLogCap, false, sandbox, [this]() {
+    GateTurn turn;
+    turn.whole = shared_hold();
+    return turn;
+  });
   t.seconds = seconds_since(t0);
   char cost[96];
   std::snprintf(cost, sizeof cost, "%.1f s", t.seconds);
@@ -368,8 +392,11 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     t.status = Status::Failed;
     const bool hung = run.started && run.exit.timed_out;
     const std::string shape = !run.started ? "" : hung ? last_shape_started(run.output) : shape_of_first_error(run.output);
-    char quiet[96];
-    std::snprintf(quiet, sizeof quiet, "stopped: no progress for %.0f s, the kernel hung", kSanitizerQuietS);
+    char quiet[128];
+    std::snprintf(quiet, sizeof quiet,
+                  run.before_gate ? "stopped: its program had not started its launches after %.0f s (it hung before them)"
+                                  : "stopped: no progress for %.0f s, the kernel hung",
+                  kSanitizerQuietS);
     const std::string what = !run.started ? "could not start: " + run.start_error
                              : run.went_quiet ? std::string(quiet)
                              : run.exit.timed_out ? "timed out"
@@ -436,7 +463,9 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   r.naive_loads = naive_global_loads(c.m, c.n, c.k);
   const std::string& scratch = ctx.runner_config->scratch_dir;
   // TMPDIR is the scratch folder: ncu's lock and temporary files, where the runner user may write.
-  const std::vector<std::string> env = scrubbed_environment(scratch);
+  std::vector<std::string> env = scrubbed_environment(scratch);
+  // The submission's module is loaded with the context, before the gate.
+  env.push_back("CUDA_MODULE_LOADING=EAGER");
   log("ncu: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
   const auto t0 = Clock::now();
   ToolRun run;
@@ -446,42 +475,43 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   // no one holds the GPU while waiting for it); a grading that shares no lock
   // (two TAs' `grade` at once) is tried again after a random pause. The GPU
   // hold is shared, as for the sanitizer: ncu's runner never overlaps a
-  // timing. Both are taken only once ncu has started and its runner waits
-  // at the gate: ncu's own start-up (0.5 s of its 1.9 s on the H100, on the
-  // CPU) is no part of the turn. The gate's folder is the judge's, visible
-  // read-only to ncu's sandbox alone.
-  const fs::path gate_dir = fs::path(scratch).parent_path() / "ncu-gate";
-  std::error_code ec;
-  fs::create_directories(gate_dir, ec);
-  fs::permissions(gate_dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                                fs::perms::others_read | fs::perms::others_exec, ec);
-  const std::string gate = (gate_dir / "go").string();
+  // timing. Both are taken only once ncu and its runner's CUDA context have
+  // started and the runner waits at its gate (ncu's start-up and the
+  // runner's under it, about 1 s on the H100, are no part of the turn); the
+  // profiler is given back when the runner closes the gate after its launch
+  // (about 0.7 s alone), the GPU when ncu has ended.
+  const std::string gate = gate_path(ctx, "ncu");
   Sandbox sandbox = ncu_sandbox(ctx);
-  sandbox.read_only.push_back(gate_dir.string());
+  sandbox.read_only.push_back(gate_folder(ctx));
   const std::string gpu_lock = setup_.gpu_lock;
-  struct Turn {
+  // The profiler, logged: how long it was waited for and held.
+  struct ProfilerTurn {
     Clock::time_point asked = Clock::now();
-    DeviceLock profiler, gpu;  // in this order: no one holds the GPU while waiting for the profiler
-    Clock::time_point since = Clock::now();  // after both locks were taken
+    DeviceLock profiler;
+    Clock::time_point since = Clock::now();  // after the lock was taken
     std::function<void(const std::string&)> log;
-    Turn(const std::string& lock, std::function<void(const std::string&)> log_to)
-        : profiler(lock.empty() ? "" : lock + ".ncu", true), gpu(lock, false), log(std::move(log_to)) {
+    ProfilerTurn(const std::string& lock, std::function<void(const std::string&)> log_to)
+        : profiler(lock, true), log(std::move(log_to)) {
       if (log) log("ncu has the profiler after waiting " + seconds_text(std::chrono::duration<double>(since - asked).count()));
     }
-    ~Turn() {
+    ~ProfilerTurn() {
       if (log) log("ncu gives the profiler back after " + seconds_text(seconds_since(since)));
     }
   };
-  auto take_turn = [gpu_lock, log = gpu_lock.empty() ? nullptr : setup_.log]() -> std::shared_ptr<void> {
-    return std::make_shared<Turn>(gpu_lock, log);
+  // In this order: no one holds the GPU while waiting for the profiler.
+  const TakeTurn take_turn = [gpu_lock, log = gpu_lock.empty() ? nullptr : setup_.log]() {
+    GateTurn turn;
+    turn.critical = std::make_shared<ProfilerTurn>(gpu_lock.empty() ? "" : gpu_lock + ".ncu", log);
+    turn.whole = std::make_shared<DeviceLock>(gpu_lock, false);
+    return turn;
   };
   constexpr int kTries = 5;
   std::random_device pause_source;
   for (int attempt = 1; attempt <= kTries; ++attempt) {
     const ToolCommand command{ncu_command(paths_.ncu, ctx.runner, gate, c.m, c.k, c.n,
                                           static_cast<unsigned>(ctx.seed % 1000000), selftest_token_),
-                              ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, kNcuQuietS};
-    run = run_gated_tool(command, gate, take_turn, env, scratch, true, kLogCap, false, sandbox);
+                              ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, kNcuQuietS, gate};
+    run = run_tools({command}, env, scratch, true, kLogCap, false, sandbox, take_turn).front();
     if (run.output.find("driver resource was unavailable") == std::string::npos) break;
     if (attempt == kTries) {
       r.seconds = seconds_since(t0);
@@ -511,9 +541,11 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
     r.outcome = ReuseMeasurement::Outcome::Unavailable;
     r.why = "the kernel did not complete under ncu at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
             std::to_string(c.n) + " (" +
-            (run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(kNcuQuietS)) +
-                                  " s once it had the profiler: the kernel hung"
-                            : run.exit.describe()) +
+            (run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(kNcuQuietS)) +
+                                   " s: it hung before it"
+             : run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(kNcuQuietS)) +
+                                    " s once it had the profiler: the kernel hung"
+                              : run.exit.describe()) +
             ncu_errors(run.output) + ")";
     return r;
   }

@@ -152,8 +152,9 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
   // alone spares the clock lock (which may need privileges) and the flushes.
   // The runner's own output goes to /dev/null (through a shell that execs
   // it, so ncu still profiles the runner's process): whatever the submission
-  // prints cannot bury or imitate ncu's table on ncu's output. The shell
-  // first waits at the gate (an EOF there ends it: code 97, no count).
+  // prints cannot bury or imitate ncu's table on ncu's output. The runner
+  // makes its CUDA context, then waits at the gate (an EOF there ends it:
+  // code 4, no count) and closes it after its launches.
   return {ncu,
           "--csv",
           "--metrics",
@@ -166,10 +167,11 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
           "none",
           "/bin/sh",
           "-c",
-          "read -r _ <\"$1\" || exit 97; shift; exec \"$0\" \"$@\" >/dev/null 2>&1",
+          "exec \"$0\" \"$@\" >/dev/null 2>&1",
           runner,
-          gate,
           "--selftest",
+          "--gate",
+          gate,
           std::to_string(seed),
           std::to_string(token),
           std::to_string(m),

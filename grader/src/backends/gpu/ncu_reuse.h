@@ -39,9 +39,10 @@ NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric = 
 std::optional<bool> counters_admin_only(const std::string& params_path = "/proc/driver/nvidia/params");
 
 // The ncu command line for the runner's selftest at one shape, the runner's
-// own output discarded. The runner starts once a line can be read from
-// `gate` (process/tool_run.h, run_gated_tool): ncu's own start-up comes
-// before it, outside the profiler's turn.
+// own output discarded. The runner launches once a line can be read from
+// `gate` (process/tool_run.h, run_tools' gates) and closes it when its launches
+// are done: ncu's start-up, the runner's CUDA start-up under ncu and both
+// endings lie outside the profiler's turn.
 std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner, const std::string& gate,
                                      int m, int k, int n, unsigned seed, unsigned token);
 

@@ -395,7 +395,8 @@ bool sane(const sg::proto::RunCaseRequest& q) {
 #else
       return q.launch == Launch::None || q.launch == Launch::BasicSgemm;
 #endif
-    case RequestType::Quit: return true;
+    case RequestType::Quit:
+    case RequestType::Ping: return true;
   }
   return false;
 }
@@ -424,6 +425,11 @@ int serve(const sg::gpu::SmPartition& partition) {
       r.message = "malformed request";
       sg::proto::write_reply(sg::proto::kReplyFd, r);
       return 4;
+    }
+    if (q.type == sg::proto::RequestType::Ping) {
+      r.header.status = sg::proto::ReplyStatus::Ok;
+      if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
+      continue;
     }
     CudaFailure fail;
     bool ok = false;

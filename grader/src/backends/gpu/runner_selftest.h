@@ -1,5 +1,5 @@
 // The runner's one-shot mode for the judge's tools (compute-sanitizer, ncu):
-//   runner --selftest SEED TOKEN M K N [M K N ...]
+//   runner --selftest [--gate FIFO] SEED TOKEN M K N [M K N ...]
 // runs basicSgemm once per shape, in order, on random data from SEED, and
 // exits with selftest_exit_code(TOKEN) once every launch completed (so a
 // submission that ends the process early, through a raw exit syscall, is
@@ -7,6 +7,8 @@
 // Before each launch it prints "selftest: shape MxKxN" on stderr, and when a
 // launch fails "selftest: failed at MxKxN: <error>", so the judge can name
 // the shape a tool's error belongs to (the context is lost after a fault).
+// With --gate (ncu, compute-sanitizer; process/tool_run.h): the CUDA context is made first, then
+// the launches wait for a line on the FIFO, which is closed once they are done.
 // It launches no kernel of its own: under ncu every profiled kernel is the
 // submission's.
 #pragma once

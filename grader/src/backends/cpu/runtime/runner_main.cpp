@@ -155,6 +155,15 @@ int main(int argc, char**) {
     proto::RunCaseRequest q;
     if (!proto::read_all(proto::kRequestFd, &q, sizeof q)) return 0;  // judge closed the pipe
     if (q.magic == proto::kMagic && q.type == proto::RequestType::Quit) return 0;
+    if (q.magic == proto::kMagic && q.type == proto::RequestType::Ping && valid_size(q)) {
+      proto::Reply r;
+      r.header.status = proto::ReplyStatus::Ok;
+      r.header.nonce = q.nonce;
+      r.header.m = q.m;
+      r.header.n = q.n;
+      send(r);
+      continue;
+    }
     if (q.magic != proto::kMagic || q.type != proto::RequestType::RunCase || !valid_size(q)) {
       // The stream cannot be trusted past a bad request: answer and stop.
       proto::Reply r;
