@@ -1,6 +1,7 @@
 // A grading's time limits (pipeline/limits.h).
 #include <gtest/gtest.h>
 
+#include "backends/cpu/cpu_sanitizer.h"
 #include "pipeline/limits.h"
 
 namespace {
@@ -24,6 +25,22 @@ TEST(Limits, AfterAHangAGpuCaseGetsALimitFromItsWork) {
   EXPECT_DOUBLE_EQ(sg::case_time_limit_after_hang(shape(1, 1, 1, 2), sg::BackendKind::Gpu), 2);
   for (const sg::Case& c : {shape(120, 201, 250, 10), shape(2048, 2048, 2048, 30)})
     EXPECT_LE(sg::case_time_limit_after_hang(c, sg::BackendKind::Gpu), sg::case_time_limit(c, sg::BackendKind::Gpu));
+}
+
+// The CPU backend's sanitizer runs get what a case of the check's shape
+// gets (extended there while blocks complete), not the check's 120 s sized
+// for compute-sanitizer over many shapes; a smaller timeout_s still holds.
+TEST(Limits, TheCpuSanitizersRunsGetACaseLimitNotTheChecks) {
+  sg::Check c;
+  c.kind = sg::CheckKind::Sanitizer;
+  c.m = 40;
+  c.k = 50;
+  c.n = 36;
+  ASSERT_DOUBLE_EQ(c.timeout_s, 120);
+  EXPECT_DOUBLE_EQ(sg::cpu_sanitizer_run_limit(c), sg::case_time_limit(shape(40, 50, 36, 10), sg::BackendKind::Cpu));
+  EXPECT_LT(sg::cpu_sanitizer_run_limit(c), 11);
+  c.timeout_s = 4;
+  EXPECT_DOUBLE_EQ(sg::cpu_sanitizer_run_limit(c), 4);
 }
 
 // On the CPU backend the work is counted at its floor rate (1e8 FLOP/s).

@@ -1,5 +1,6 @@
 #include "backends/cpu/cpu_sanitizer.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "compare/tolerance.h"
 #include "pipeline/case_report.h"
 #include "pipeline/inputs.h"
+#include "pipeline/limits.h"
 
 namespace sg {
 namespace {
@@ -19,7 +21,7 @@ CaseOutcome run_once(const Check& c, RunnerConfig rc, const std::string& log_dir
   rc.log_dir = log_dir + (forward ? "/ascending-order" : "/descending-order");
   std::filesystem::create_directories(rc.log_dir);
   RunnerSession session(rc);
-  CaseOutcome out = session.run(c.m, c.k, c.n, in.a, in.b, c.timeout_s);
+  CaseOutcome out = session.run(c.m, c.k, c.n, in.a, in.b, cpu_sanitizer_run_limit(c));
   session.stop();
   return out;
 }
@@ -30,6 +32,14 @@ std::string element(std::size_t at, int n) {
 }
 
 }  // namespace
+
+double cpu_sanitizer_run_limit(const Check& c) {
+  Case shape;  // a correctness case of the check's shape (timeout_s 10 s, as a case by default)
+  shape.m = c.m;
+  shape.k = c.k;
+  shape.n = c.n;
+  return std::min(c.timeout_s, case_time_limit(shape, BackendKind::Cpu));
+}
 
 void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::string& log_dir,
                          std::uint64_t seed, TestResult& t) {

@@ -14,6 +14,13 @@
 
 namespace sg {
 
+// The limit of each of the check's two runs: the check's timeout_s (sized
+// for compute-sanitizer's whole run over many shapes on a GPU), but no more
+// than a correctness case of the check's shape gets on this backend, which
+// is extended while blocks keep completing: a kernel that hangs (in its
+// launch or before it) costs that, not the check's 120 s, twice.
+double cpu_sanitizer_run_limit(const Check& c);
+
 // Fills t's status, verdict, detail and diagnoses (not its score). `runner`
 // is the configuration of the grading's runners; each run gets its own log
 // folder under `log_dir`.
