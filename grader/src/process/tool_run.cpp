@@ -61,10 +61,6 @@ class QuietWatch {
   Clock::time_point grew_ = Clock::now();
 };
 
-}  // namespace
-
-namespace {
-
 // A gated command's gate: the FIFO made for it and, once its reader is there,
 // the write end (kept open: it polls POLLERR once the reader has closed it).
 struct Gate {
