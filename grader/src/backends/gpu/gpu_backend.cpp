@@ -73,6 +73,7 @@ std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
 // The judge's folder of FIFO gates (process/tool_run.h) for the tools that
 // run the submission: beside its scratch folder, visible read-only to the
 // tools' sandbox, where the runner's user may open a FIFO to read.
+// Made (if need be) and returned by each call: call it once per tool run.
 std::string gate_folder(const SanitizerContext& ctx) {
   const fs::path dir = fs::path(ctx.runner_config->scratch_dir).parent_path() / "tool-gates";
   std::error_code ec;
@@ -82,29 +83,37 @@ std::string gate_folder(const SanitizerContext& ctx) {
   return dir.string();
 }
 
-std::string gate_path(const SanitizerContext& ctx, const std::string& tool) { return gate_folder(ctx) + "/" + tool; }
-
 // A hold on the GPU's lock (a hold on nothing where no lock is shared). With
 // `held_s` it adds how long it was held there, lock or not: the figure bounds
 // a batch's throughput either way.
 // With `log`, the grade log says how long the lock was waited for (when that
 // was noticeable) and, for an exclusive hold, how long it was held: the
 // figures that show where a batch's time goes.
+// What the log says of a hold: "<taken> after waiting X s" (for a shared
+// hold only when noticeable) and, for an exclusive one, "<given back> after X s".
+struct HoldWords {
+  const char* taken;
+  const char* given_back;
+};
+constexpr HoldWords kGpuShared{"has the GPU shared", "gives the GPU back"};
+constexpr HoldWords kGpuExclusive{"has the GPU to itself", "gives the GPU back"};
+constexpr HoldWords kProfiler{"ncu has the profiler", "ncu gives the profiler back"};
+
 class LockHold final : public DeviceHold {
  public:
   using Log = std::function<void(const std::string&)>;
-  LockHold(const std::string& path, bool exclusive, double* held_s = nullptr, Log log = nullptr)
+  LockHold(const std::string& path, bool exclusive, double* held_s = nullptr, Log log = nullptr,
+           HoldWords words = kGpuShared)
       : asked_(Clock::now()), lock_(path, exclusive), held_s_(held_s), since_(Clock::now()), exclusive_(exclusive),
-        log_(path.empty() ? nullptr : std::move(log)) {
+        words_(words), log_(path.empty() ? nullptr : std::move(log)) {
     const double waited = std::chrono::duration<double>(since_ - asked_).count();
     if (log_ && (exclusive_ || waited >= kNoticeableWaitS))
-      log_(std::string(exclusive_ ? "has the GPU to itself" : "has the GPU shared") + " after waiting " +
-           seconds_text(waited));
+      log_(std::string(words_.taken) + " after waiting " + seconds_text(waited));
   }
   ~LockHold() override {
     const double held = std::chrono::duration<double>(Clock::now() - since_).count();
     if (held_s_) *held_s_ += held;
-    if (log_ && exclusive_) log_("gives the GPU back after " + seconds_text(held));
+    if (log_ && exclusive_) log_(std::string(words_.given_back) + " after " + seconds_text(held));
   }
 
  private:
@@ -114,6 +123,7 @@ class LockHold final : public DeviceHold {
   double* held_s_;
   Clock::time_point since_;  // after the lock was taken: waiting is not holding
   bool exclusive_;
+  HoldWords words_;
   Log log_;
 };
 
@@ -192,7 +202,7 @@ class GpuBackend final : public Backend {
     return std::make_unique<LockHold>(setup_.gpu_lock, false, nullptr, setup_.log);
   }
   std::unique_ptr<DeviceHold> exclusive_hold() override {
-    return std::make_unique<LockHold>(setup_.gpu_lock, true, &exclusive_s_, setup_.log);
+    return std::make_unique<LockHold>(setup_.gpu_lock, true, &exclusive_s_, setup_.log, kGpuExclusive);
   }
   double exclusive_seconds() const override { return exclusive_s_; }
 
@@ -330,6 +340,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   const std::vector<SanitizerShape> mem_shapes = memcheck_shapes(c, ctx.cases);
   const SanitizerShape race_shape = racecheck_shape(ctx.seed);
   const std::vector<std::string> tools = {"memcheck", "racecheck"};
+  const std::string gates = gate_folder(ctx);
   std::vector<ToolCommand> commands;
   for (const std::string& tool : tools) {
     std::vector<std::string> argv = {paths_.compute_sanitizer, "--tool", tool, "--error-exitcode", "10",
@@ -338,7 +349,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
       argv.push_back("--check-device-heap");
       argv.push_back("yes");
     }
-    const std::string gate = gate_path(ctx, tool);
+    const std::string gate = gates + "/" + tool;
     for (const std::string& a : {ctx.runner, std::string("--selftest"), std::string("--gate"), gate,
                                  std::to_string(ctx.seed % 1000000), std::to_string(selftest_token_)})
       argv.push_back(a);
@@ -360,7 +371,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   const auto t0 = Clock::now();
   const std::string& scratch = ctx.runner_config->scratch_dir;
   Sandbox sandbox = tool_sandbox(ctx);
-  sandbox.read_only.push_back(gate_folder(ctx));
+  sandbox.read_only.push_back(gates);
   std::vector<std::string> env = scrubbed_environment(scratch);
   env.push_back("CUDA_MODULE_LOADING=EAGER");  // the submission's module is loaded (and instrumented) before the gate
   const std::vector<ToolRun> runs = run_tools(commands, env, scratch, true, kLogCap, false, sandbox, [this]() {
@@ -480,28 +491,14 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   // runner's under it, about 1 s on the H100, are no part of the turn); the
   // profiler is given back when the runner closes the gate after its launch
   // (about 0.7 s alone), the GPU when ncu has ended.
-  const std::string gate = gate_path(ctx, "ncu");
+  const std::string gates = gate_folder(ctx), gate = gates + "/ncu";
   Sandbox sandbox = ncu_sandbox(ctx);
-  sandbox.read_only.push_back(gate_folder(ctx));
+  sandbox.read_only.push_back(gates);
   const std::string gpu_lock = setup_.gpu_lock;
-  // The profiler, logged: how long it was waited for and held.
-  struct ProfilerTurn {
-    Clock::time_point asked = Clock::now();
-    DeviceLock profiler;
-    Clock::time_point since = Clock::now();  // after the lock was taken
-    std::function<void(const std::string&)> log;
-    ProfilerTurn(const std::string& lock, std::function<void(const std::string&)> log_to)
-        : profiler(lock, true), log(std::move(log_to)) {
-      if (log) log("ncu has the profiler after waiting " + seconds_text(std::chrono::duration<double>(since - asked).count()));
-    }
-    ~ProfilerTurn() {
-      if (log) log("ncu gives the profiler back after " + seconds_text(seconds_since(since)));
-    }
-  };
   // In this order: no one holds the GPU while waiting for the profiler.
-  const TakeTurn take_turn = [gpu_lock, log = gpu_lock.empty() ? nullptr : setup_.log]() {
+  const TakeTurn take_turn = [gpu_lock, log = setup_.log]() {  // LockHold logs nothing without a lock
     GateTurn turn;
-    turn.critical = std::make_shared<ProfilerTurn>(gpu_lock.empty() ? "" : gpu_lock + ".ncu", log);
+    turn.critical = std::make_shared<LockHold>(gpu_lock.empty() ? "" : gpu_lock + ".ncu", true, nullptr, log, kProfiler);
     turn.whole = std::make_shared<DeviceLock>(gpu_lock, false);
     return turn;
   };
