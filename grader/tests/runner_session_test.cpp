@@ -1,6 +1,7 @@
 // The judge's runner session on its own, with a stand-in runner (a shell
 // script): which runners are asked to check on a partition of the GPU.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -88,6 +89,35 @@ TEST(RunnerSession, AnUnansweredPingIsNoFailure) {
   ASSERT_GE(seen.size(), 2u);
   EXPECT_EQ(seen[0], "args:");
   EXPECT_EQ(seen[1], "args:") << "the runner after an unanswered Ping was asked for a partition";
+}
+
+// The session beside (the baseline runner) may replace its runner after it
+// was spared: a failed case's sweep still leaves the new runner alone.
+TEST(RunnerSession, ASweepSparesTheRunnerBesideEvenAfterItWasReplaced) {
+  const fs::path dir = fs::temp_directory_path() / ("sg-session-spare-" + std::to_string(::getpid()));
+  const fs::path beside_dir = fs::temp_directory_path() / ("sg-session-beside-" + std::to_string(::getpid()));
+  const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
+  sg::RunnerSession beside(script_runner(beside_dir, "sleep 30", 0));
+  sg::RunnerSession session(script_runner(dir, "exit 3", 0));
+  session.spare(beside);
+  beside.begin();
+  const pid_t first = beside.pid();
+  ASSERT_GT(first, 0);
+  EXPECT_FALSE(beside.ready(0.3)) << "its runner never answers: it is ended, and the next one starts afresh";
+  beside.begin();
+  const pid_t second = beside.pid();
+  ASSERT_GT(second, 0);
+  ASSERT_NE(second, first);
+  EXPECT_NE(session.run(4, 4, 4, a, b, 5).kind, sg::CaseOutcome::Kind::Ok);  // fails, and sweeps
+  EXPECT_EQ(::kill(second, 0), 0) << "the sweep took the replaced runner beside";
+  std::ifstream stat("/proc/" + std::to_string(second) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  EXPECT_EQ(line.find(") Z "), std::string::npos) << "the runner beside is a zombie: " << line;
+  beside.stop();
+  session.stop();
+  noted_arguments(dir);
+  noted_arguments(beside_dir);
 }
 
 }  // namespace

@@ -108,8 +108,9 @@ class Grader {
   std::unique_ptr<Backend> backend_;
   BuildOutput build_;
   RunnerConfig runner_config_;  // how this grading's runners are started
-  std::unique_ptr<RunnerSession> session_;
+  // Before session_, so that it outlives session_'s sweeps (RunnerSession::spare).
   std::unique_ptr<RunnerSession> baseline_;  // the grader's baseline runner, where cases are timed
+  std::unique_ptr<RunnerSession> session_;
   std::vector<SizeOutcome> outcomes_;
   bool a_case_hung_ = false;  // later cases get case_time_limit_after_hang
   std::mutex oracle_mutex_;  // the timed cases' oracles are made on a second thread
@@ -300,7 +301,7 @@ void Grader::time_cases(std::vector<TimedCase>& cases) {
     // every process of this grading but the baseline runner's) before any
     // baseline is timed: nothing of the submission shares the GPU with them.
     log("ending the student's runner");
-    session_->stop({baseline.pid()});
+    session_->stop();
     for (TimedCase& t : cases)
       if (!t.failed) time_baselines(baseline, t);
     baseline.stop();
@@ -529,7 +530,7 @@ GradeResult Grader::run() {
     cfg.limits.file_bytes = runner_config_.limits.file_bytes;
     baseline_ = std::make_unique<RunnerSession>(cfg);
     baseline_->begin();
-    session_->spare(baseline_->pid());  // a failed case's sweep must not take it
+    session_->spare(*baseline_);  // a failed case's sweep must not take it
   }
   for (const Case& c : suite_.cases)
     if (wanted(c.visibility)) {

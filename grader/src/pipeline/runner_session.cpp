@@ -68,7 +68,15 @@ RunnerSession::RunnerSession(RunnerConfig cfg)
 
 RunnerSession::~RunnerSession() { stop(); }
 
-void RunnerSession::stop(const std::vector<pid_t>& spared) {
+// What a sweep of this session leaves alone: the spare runner and the
+// runners of the session beside it, as they are now.
+std::vector<pid_t> RunnerSession::spared_by_sweeps() const {
+  std::vector<pid_t> spared = {spare_ ? spare_->pid() : 0};
+  if (beside_) spared.insert(spared.end(), {beside_->pid(), beside_->spare_ ? beside_->spare_->pid() : 0});
+  return spared;
+}
+
+void RunnerSession::stop() {
   drop_spare();
   if (child_) {
     proto::RunCaseRequest quit;
@@ -76,9 +84,7 @@ void RunnerSession::stop(const std::vector<pid_t>& spared) {
     proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
     child_->wait(2.0, false);  // kills the whole group if it lingers
     child_.reset();
-    std::vector<pid_t> all = spared_;
-    all.insert(all.end(), spared.begin(), spared.end());
-    kill_all_descendants(all);  // and whatever escaped it
+    kill_all_descendants(spared_by_sweeps());  // and whatever escaped it
   }
 }
 
@@ -147,9 +153,7 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
     ExitInfo info = kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError
                         ? child_->wait(kCrashGraceS, false)
                         : child_->kill_all(false);
-    std::vector<pid_t> spared = spared_;
-    spared.push_back(spare_ ? spare_->pid() : 0);
-    kill_all_descendants(spared);
+    kill_all_descendants(spared_by_sweeps());
     // A runner that died on its own says how; one we killed just "timed out".
     if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
       if (info.timed_out)

@@ -80,11 +80,13 @@ class RunnerSession {
   // How many runners have served so far: changes whenever a fresh one takes over.
   int generation() const { return started_; }
   // Ends the current runner (if any) and every process it started, sparing
-  // the `spared` pids and their descendants (another session's runner).
-  void stop(const std::vector<pid_t>& spared = {});
-  // Another session's runner, running beside this one: this session's
-  // sweeps (after a failed case, on stop) leave it and its descendants alone.
-  void spare(pid_t pid) { spared_.push_back(pid); }
+  // the runners of the session beside it (spare()).
+  void stop();
+  // Another session running beside this one (the grader's baseline runner):
+  // this session's sweeps (after a failed case, on stop) leave its runners
+  // alone, whichever they are by then (it may have started another). It
+  // must outlive this session's sweeps.
+  void spare(const RunnerSession& beside) { beside_ = &beside; }
   // The current runner's pid, 0 when none runs.
   pid_t pid() const { return child_ ? child_->pid() : 0; }
   // Output captured from every runner started so far, capped and sanitised.
@@ -98,6 +100,7 @@ class RunnerSession {
   CaseOutcome fail_and_reset(CaseOutcome::Kind kind, const std::string& cause);
   std::optional<Child> spawn_runner(std::string& log_file, std::string& error);
   void drop_spare();
+  std::vector<pid_t> spared_by_sweeps() const;
 
   RunnerConfig cfg_;
   std::optional<Child> child_;
@@ -108,8 +111,8 @@ class RunnerSession {
   std::string spare_log_;
   int started_ = 0;
   int spawned_ = 0;  // runners started, spares included (names the log files)
-  bool failed_ = false;
-  std::vector<pid_t> spared_;  // a runner has failed: those started from now on get the partition
+  bool failed_ = false;  // a runner has failed: those started from now on get the partition
+  const RunnerSession* beside_ = nullptr;  // spare()
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;
   double extension_left_s_;  // of cfg_.progress_budget_s
