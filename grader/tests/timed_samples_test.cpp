@@ -207,6 +207,40 @@ TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
   EXPECT_TRUE(e.student_ms.empty());
 }
 
+// The GPU's pace around the student's samples: a yardstick of reference
+// launches in the baseline runner first, then one between every third
+// sample; the student's runner sees none of them and its outputs are as
+// before.
+TEST_F(TimedSamples, TheReferenceIsTimedBeforeAndBetweenTheStudentsSamples) {
+  const fs::path baseline_dir = dir_ / "baseline";
+  fs::create_directories(baseline_dir);
+  sg::RunnerSession baseline(config(runner_, "honest", baseline_dir));
+  sg::RunnerSession session(config(runner_, "honest", dir_));
+  sg::Case c = small_case();
+  c.performance.samples = 7;
+  sg::TimingEvidence e;
+  std::vector<sg::TimedOutput> outputs;
+  ASSERT_EQ(sg::time_yardstick(baseline, c, 30, e), "");
+  EXPECT_EQ(e.yardstick_event_ms.size(), static_cast<std::size_t>(sg::kYardstickSamples));
+  ASSERT_EQ(sg::time_student_samples(session, c, 30, e, outputs, &baseline), "");
+  EXPECT_EQ(e.student_ms.size(), 7u);
+  EXPECT_EQ(e.probe_event_ms.size(), 7u / sg::kProbeEvery);
+  for (double ms : e.probe_event_ms) EXPECT_GT(ms, 0.0);
+  session.stop();
+  baseline.stop();
+  sg::read_output_files(dir_.string(), c, outputs);
+  sg::check_student_outputs(c, outputs, e);
+  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+  // Every launch the baseline runner made was the reference's.
+  std::istringstream said(baseline.captured_output(1 << 16));
+  int launches = 0;
+  for (std::string line; std::getline(said, line);) {
+    long request = 0;
+    launches += std::sscanf(line.c_str(), "request %ld launches basicSgemm", &request) == 1;
+  }
+  EXPECT_EQ(launches, c.performance.warmups + sg::kYardstickSamples + static_cast<int>(7u / sg::kProbeEvery));
+}
+
 // A checked case past its limit (1 s; the runner is started and answers a
 // Ping first, so that its start-up, slow on a loaded machine, is no part of
 // it) whose runner keeps counting blocks (2.4 s of them) is given more time;

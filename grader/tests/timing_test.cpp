@@ -123,6 +123,49 @@ TEST(Timing, RequestSpreadTellsADisturbedTakeFromASteadyOne) {
   EXPECT_EQ(sg::request_spread({1.0, 2.0}), 0.0);  // too few to say
 }
 
+// A take slowed as a whole has steady requests; the reference launches
+// beside it show the slowdown (seen on the H100: 0.942 and 1.097 against
+// itself in a batch, every take steady).
+TEST(Timing, ATakeTheGpuRanSlowerAsAWholeIsDisturbed) {
+  sg::TimingEvidence e = with_events(4.0, 4.0);
+  e.yardstick_event_ms = {4.00, 4.01, 3.99, 4.02, 4.00};
+  e.probe_event_ms = {4.01, 4.00, 4.02, 4.01, 4.00};
+  EXPECT_LT(sg::request_spread(e.student_ms), sg::kDisturbedSpread);
+  EXPECT_LE(sg::student_take_disturbance(e), sg::kDisturbedSpread);  // steady and at pace
+  EXPECT_LE(sg::baseline_take_disturbance(e), sg::kDisturbedSpread);
+
+  sg::TimingEvidence slowed = e;  // the student's window 6% slow throughout
+  for (double& p : slowed.probe_event_ms) p *= 1.06;
+  EXPECT_NEAR(sg::pace_slowdown(slowed, slowed.probe_event_ms), 4.01 * 1.06 / 4.00 - 1, 1e-9);
+  EXPECT_GT(sg::student_take_disturbance(slowed), sg::kDisturbedSpread);
+  // Its probes were slow, not fast: the baselines are still held to the yardstick.
+  EXPECT_LE(sg::baseline_take_disturbance(slowed), sg::kDisturbedSpread);
+
+  sg::TimingEvidence baselines_slowed = e;  // the baselines' window 9% slow
+  for (double& r : baselines_slowed.reference_event_ms) r *= 1.09;
+  EXPECT_GT(sg::baseline_take_disturbance(baselines_slowed), sg::kDisturbedSpread);
+  EXPECT_LE(sg::student_take_disturbance(baselines_slowed), sg::kDisturbedSpread);
+}
+
+// The pace is the faster of the yardstick and the probes: a yardstick that
+// was itself slowed does not make a steady take look disturbed, nor hide a
+// slow baseline take once the probes ran at pace; and with nothing to
+// compare (no yardstick, no probes: the CPU backend) nothing is disturbed.
+TEST(Timing, ThePaceIsTheFasterOfYardstickAndProbes) {
+  sg::TimingEvidence e = with_events(4.0, 4.0);
+  e.yardstick_event_ms = {4.4, 4.4, 4.4};  // slowed
+  e.probe_event_ms = {4.0, 4.0, 4.0};
+  EXPECT_EQ(sg::pace_slowdown(e, e.probe_event_ms), 0.0);  // faster than the yardstick: no slowdown
+  EXPECT_LE(sg::student_take_disturbance(e), sg::kDisturbedSpread);
+  for (double& r : e.reference_event_ms) r = 4.3;
+  EXPECT_NEAR(sg::pace_slowdown(e, e.reference_event_ms), 0.075, 1e-9);  // against the probes' 4.0
+  EXPECT_GT(sg::baseline_take_disturbance(e), sg::kDisturbedSpread);
+
+  sg::TimingEvidence bare = with_events(4.0, 4.0);
+  EXPECT_EQ(sg::pace_slowdown(bare, bare.reference_event_ms), 0.0);
+  EXPECT_EQ(sg::student_take_disturbance(bare), sg::request_spread(bare.student_ms));
+}
+
 TEST(Timing, SameKernelBothSidesGivesSpeedupOne) {
   // The reference graded against itself: the same raw times on both sides.
   sg::TimingEvidence e = honest(3.2, 3.2, 0.12);

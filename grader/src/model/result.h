@@ -85,6 +85,9 @@ struct TimingSamples {
   std::vector<double> student_request, student_event;      // the judge's clock; the runner's events
   std::vector<double> reference_request, reference_event;  // the same, in the baseline runner
   std::vector<double> empty_request;                       // requests that launch nothing
+  // The reference's events just before the student's samples and between
+  // them (the GPU's pace, pipeline/timing.h); empty in older results.
+  std::vector<double> reference_before_event, reference_between_event;
 };
 
 // Derived timings of a performance case (milliseconds): CUDA events bounded

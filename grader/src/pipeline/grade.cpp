@@ -36,6 +36,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kLogCap = 64 << 10;
+// Why a take of samples is taken again (timing.h, kDisturbedSpread).
+const char* const kDisturbedWhy =
+    "most of its requests were delayed, or the reference ran slower between its samples than it can";
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -89,9 +92,11 @@ class Grader {
   // baselines and the overhead in the grader's baseline runner, started
   // before the hold; cuBLAS. The outputs are read and checked after the hold.
   void time_cases(std::vector<TimedCase>& cases);
-  void time_student(TimedCase& timed);
+  void time_student(RunnerSession& baseline, TimedCase& timed);
   void time_baselines(RunnerSession& baseline, TimedCase& timed);
   void score_timing(TimedCase& timed);
+  // One take's figures in the grade log (how disturbed it was, for tuning).
+  void log_take(const std::string& what, int take, const std::vector<double>& judge_ms, double slowdown) const;
   // A case's inputs and FP64 oracle result (also on a second thread).
   PreparedCase prepare(const Case& c);
   // A shared hold on the device for one untimed step. Never asked for while
@@ -296,7 +301,7 @@ void Grader::time_cases(std::vector<TimedCase>& cases) {
   if (!opts_.gpu_lock.empty()) log("waiting for the GPU to itself (timed cases)");
   {
     const auto hold = backend_->exclusive_hold();
-    for (TimedCase& t : cases) time_student(t);
+    for (TimedCase& t : cases) time_student(baseline, t);
     // The student's runner ends (and is reaped, with everything it started:
     // every process of this grading but the baseline runner's) before any
     // baseline is timed: nothing of the submission shares the GPU with them.
@@ -324,44 +329,54 @@ void Grader::time_cases(std::vector<TimedCase>& cases) {
   }
 }
 
-void Grader::time_student(TimedCase& timed) {
+void Grader::time_student(RunnerSession& baseline, TimedCase& timed) {
   const Case& c = *timed.c;
   TestResult& p = r_.tests[timed.pi];
   const auto t0 = Clock::now();
-  const TimingEvidence shape = timed.evidence;  // nothing measured yet
-  double kept_spread = 0;
+  TimingEvidence shape = timed.evidence;  // nothing measured yet
+  // The yardstick first: the reference's pace just before the samples, which
+  // the probes between them are held to.
+  const std::string no_yardstick = time_yardstick(baseline, c, backend_->case_time_limit(c), shape);
+  if (!no_yardstick.empty()) {
+    mark_not_run(p, "not measured: the grader's baseline runner failed: " + no_yardstick);
+    timed.failed = true;
+    return;
+  }
+  double kept = 0;
   for (int take = 1; take <= kTimingTakes; ++take) {
-    log(take == 1 ? "timing " + c.name : "timing " + c.name + " again: most of its requests were delayed");
+    log(take == 1 ? "timing " + c.name : "timing " + c.name + " again: " + kDisturbedWhy);
     TimingEvidence e = shape;
     std::vector<TimedOutput> outputs;
-    const std::string failed = time_student_samples(*session_, c, backend_->case_time_limit(c), e, outputs);
+    const std::string failed =
+        time_student_samples(*session_, c, backend_->case_time_limit(c), e, outputs, &baseline);
     if (!failed.empty()) {
       mark_not_run(p, "not measured: the timed launches failed: " + failed);
       timed.failed = true;
       break;
     }
-    // The steadiest take is kept; the others' output files are dropped.
-    const double spread = request_spread(e.student_ms);
-    if (take == 1 || spread < kept_spread) {
+    // The least disturbed take is kept; the others' output files are dropped.
+    const double disturbance = student_take_disturbance(e);
+    log_take(c.name + " (student)", take, e.student_ms, pace_slowdown(e, e.probe_event_ms));
+    if (take == 1 || disturbance < kept) {
       discard_output_files(runner_config_.scratch_dir, timed.outputs);
       timed.evidence = std::move(e);
       timed.outputs = std::move(outputs);
-      kept_spread = spread;
+      kept = disturbance;
     } else {
       discard_output_files(runner_config_.scratch_dir, outputs);
     }
     timed.student_takes = take;
-    if (spread <= kDisturbedSpread) break;
+    if (disturbance <= kDisturbedSpread) break;
   }
   p.seconds += seconds_since(t0);
 }
 
 void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
   const TimingEvidence student_side = timed.evidence;  // the baselines' series still empty
-  double kept_spread = 0;
+  double kept = 0;
   for (int take = 1; take <= kTimingTakes; ++take) {
     log(take == 1 ? "timing the baselines of " + timed.c->name
-                  : "timing the baselines of " + timed.c->name + " again: most of their requests were delayed");
+                  : "timing the baselines of " + timed.c->name + " again: " + kDisturbedWhy);
     TimingEvidence e = student_side;
     const std::string failed =
         time_baseline_samples(baseline, *timed.c, backend_->case_time_limit(*timed.c), e);
@@ -370,14 +385,22 @@ void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
       timed.failed = true;
       return;
     }
-    const double spread = request_spread(e.reference_ms);
-    if (take == 1 || spread < kept_spread) {
+    const double disturbance = baseline_take_disturbance(e);
+    log_take(timed.c->name + " (baselines)", take, e.reference_ms, pace_slowdown(e, e.reference_event_ms));
+    if (take == 1 || disturbance < kept) {
       timed.evidence = std::move(e);
-      kept_spread = spread;
+      kept = disturbance;
     }
     timed.baseline_takes = take;
-    if (spread <= kDisturbedSpread) break;
+    if (disturbance <= kDisturbedSpread) break;
   }
+}
+
+void Grader::log_take(const std::string& what, int take, const std::vector<double>& judge_ms, double slowdown) const {
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "take %d of %s: requests' quartiles %.1f%% apart, reference launches %.1f%% slower "
+                "than its fastest pace", take, what.c_str(), 100 * request_spread(judge_ms), 100 * slowdown);
+  log(buf);
 }
 
 void Grader::score_timing(TimedCase& timed) {
@@ -401,11 +424,20 @@ void Grader::score_timing(TimedCase& timed) {
                 tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms,
                 tm.student_floor_ms, tm.overhead_ms);
   p.detail = buf;
+  const TimingEvidence& e = timed.evidence;
+  if (!e.yardstick_event_ms.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "the reference's pace (events): %.3f ms before the student's samples, %.3f ms between them, "
+                  "%.3f ms with the baselines\n",
+                  median(e.yardstick_event_ms), median(e.probe_event_ms), median(e.reference_event_ms));
+    p.detail += buf;
+  }
   if (tm.student_floor_used)
     p.detail += "the runner's own event times were below the grader's clock: the grader's figure was used\n";
   if (timed.student_takes > 1 || timed.baseline_takes > 1)
     p.detail += "samples taken again because most of them were delayed (the grader's clock put their quartiles "
-                "more than 3% apart): the student's " +
+                "more than 3% apart) or the GPU ran them slower as a whole (the reference's launches with them more "
+                "than 3% slower than before them): the student's " +
                 std::to_string(timed.student_takes) + " time(s), the baselines' " +
                 std::to_string(timed.baseline_takes) + " time(s); the steadiest kept\n";
   if (tm.timed_output_wrong) {

@@ -75,8 +75,35 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
   return r.ok ? "" : r.summary();
 }
 
+namespace {
+
+// Slot of the reference's samples in the baseline runner (time_baseline_samples' kinds).
+constexpr int kReferenceSlot = 1;
+
+// One reference launch in the baseline runner, its event time into `into`; "" or why not.
+std::string time_reference(RunnerSession& baseline, const Case& c, std::uint64_t seed, double limit_s,
+                           std::vector<double>* into) {
+  const CaseOutcome out =
+      baseline.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, kReferenceSlot);
+  if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
+  if (into) into->push_back(out.reply.header.launch_event_ms);
+  return "";
+}
+
+}  // namespace
+
+std::string time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e) {
+  FreshSeeds seeds;
+  for (int s = 0; s < std::max(1, c.performance.warmups) + kYardstickSamples; ++s) {
+    const bool kept = s >= std::max(1, c.performance.warmups);
+    const std::string failed = time_reference(baseline, c, seeds.next(), limit_s, kept ? &e.yardstick_event_ms : nullptr);
+    if (!failed.empty()) return failed;
+  }
+  return "";
+}
+
 std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<TimedOutput>& outputs) {
+                                 std::vector<TimedOutput>& outputs, RunnerSession* probes) {
   FreshSeeds seeds;
   // The suite's warm-ups launch basicSgemm; then every slot the samples will
   // use that no warm-up wrote is allocated by a request that launches nothing
@@ -106,6 +133,10 @@ std::string time_student_samples(RunnerSession& student, const Case& c, double l
     out.seed = seed;
     out.committed = timed.reply.header;
     outputs.push_back(std::move(out));
+    if (probes && s % kProbeEvery == kProbeEvery - 1) {
+      const std::string failed = time_reference(*probes, c, seeds.next(), limit_s, &e.probe_event_ms);
+      if (!failed.empty()) return "the grader's baseline runner failed between the samples: " + failed;
+    }
   }
   return write_output_files(student, c, limit_s, outputs);
 }
@@ -149,6 +180,7 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
   // Launch::None is the request overhead; the naive kernel is only a
   // landmark in the report and the slowest: a few samples of it are enough.
   constexpr proto::Launch kKinds[3] = {proto::Launch::None, proto::Launch::BasicSgemm, proto::Launch::Naive};
+  static_assert(kKinds[kReferenceSlot] == proto::Launch::BasicSgemm, "the yardstick and probes share the reference's slot");
   constexpr int kNaive = 2, kNaiveSamples = 3;
   std::vector<double>* series[3] = {&e.overhead_ms, &e.reference_ms, &e.naive_ms};
   std::vector<double>* events[3] = {nullptr, &e.reference_event_ms, &e.naive_event_ms};

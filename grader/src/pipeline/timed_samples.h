@@ -43,8 +43,18 @@ struct TimedOutput {
 // to its own file by the end (one per sample; a slot used again, with more
 // samples than slots, is written first). "" when every request was
 // answered, else why not.
+// With `probes` (the grader's baseline runner), a reference launch follows
+// every kProbeEvery-th sample there, into e.probe_event_ms: the GPU's pace
+// during the take (timing.h, student_take_disturbance).
 std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<TimedOutput>& outputs);
+                                 std::vector<TimedOutput>& outputs, RunnerSession* probes = nullptr);
+constexpr int kProbeEvery = 3;
+
+// The yardstick of the GPU's pace before the student's samples: warm-ups,
+// then kYardstickSamples reference launches in the baseline runner, into
+// e.yardstick_event_ms. "" when every request was answered, else why not.
+std::string time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e);
+constexpr int kYardstickSamples = 5;
 
 // Asks the runner to write every output not yet written to its file.
 std::string write_output_files(RunnerSession& runner, const Case& c, double limit_s,

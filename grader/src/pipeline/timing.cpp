@@ -47,10 +47,30 @@ double request_spread(const std::vector<double>& judge_ms) {
   return q1 > 0 ? q3 / q1 - 1 : 0;
 }
 
+double pace_slowdown(const TimingEvidence& e, const std::vector<double>& window_event_ms) {
+  double fastest = 0;
+  for (const auto* series : {&e.yardstick_event_ms, &e.probe_event_ms})
+    if (!series->empty() && series != &window_event_ms) {
+      const double m = median(*series);
+      if (m > 0 && (fastest == 0 || m < fastest)) fastest = m;
+    }
+  const double window = median(window_event_ms);
+  return fastest > 0 && window > fastest ? window / fastest - 1 : 0;
+}
+
+double student_take_disturbance(const TimingEvidence& e) {
+  return std::max(request_spread(e.student_ms), pace_slowdown(e, e.probe_event_ms));
+}
+
+double baseline_take_disturbance(const TimingEvidence& e) {
+  return std::max(request_spread(e.reference_ms), pace_slowdown(e, e.reference_event_ms));
+}
+
 Timing evaluate_timing(const TimingEvidence& e) {
   Timing t;
   t.samples = static_cast<int>(e.student_ms.size());
-  t.raw = {e.student_ms, e.student_event_ms, e.reference_ms, e.reference_event_ms, e.overhead_ms};
+  t.raw = {e.student_ms,     e.student_event_ms,   e.reference_ms, e.reference_event_ms,
+           e.overhead_ms,    e.yardstick_event_ms, e.probe_event_ms};
   t.overhead_ms = median(e.overhead_ms);
   // What a request costs beyond its launch, as the reference's own requests
   // in the trusted baseline runner show it: the judge's clock less the events.

@@ -20,6 +20,11 @@ struct TimingEvidence {
   // The runners' event times of the same samples (empty: none reported).
   std::vector<double> student_event_ms, reference_event_ms, naive_event_ms;
   std::vector<double> overhead_ms;  // requests that launch nothing (baseline runner)
+  // The GPU's pace around the student's samples: reference launches in the
+  // baseline runner just before them (the yardstick) and between them (the
+  // probes), their event times. Neither enters the speedup; they only show a
+  // take the GPU ran slower as a whole (take_disturbance).
+  std::vector<double> yardstick_event_ms, probe_event_ms;
   // Timed student samples whose output failed its digest or Freivalds' check,
   // and what the first one got wrong.
   std::int64_t wrong_outputs = 0;
@@ -40,6 +45,26 @@ double request_spread(const std::vector<double>& judge_ms);
 // reference scored 0.92 against itself in a batch).
 constexpr double kDisturbedSpread = 0.03;
 constexpr int kTimingTakes = 3;
+
+// How much slower the reference ran in a window than its fastest pace seen:
+// the median of `window` against the lower of the yardstick's and the
+// probes' medians (an empty series does not count), as a share; 0 when
+// nothing can be compared or the window was faster. A burst of another
+// process's work that covers a whole take slows every launch in it alike,
+// which the spread above cannot see (seen on the H100 in a batch: a
+// reference got 0.942 against itself, another 1.097, every take steady).
+double pace_slowdown(const TimingEvidence& e, const std::vector<double>& window_event_ms);
+
+// How disturbed a take was, to be compared with kDisturbedSpread (over it:
+// taken again) and across takes (the least disturbed kept): the larger of
+// the spread of its requests and the slowdown of its reference launches.
+// The student's take is judged by the probes between its samples, the
+// baselines' take by its own reference launches. Both are reference
+// launches in the grader's baseline runner, so a submission can only make
+// its own take look disturbed (a retake), never a disturbed one look steady
+// without also slowing the yardstick, which it cannot speed up again.
+double student_take_disturbance(const TimingEvidence& e);
+double baseline_take_disturbance(const TimingEvidence& e);
 
 // Each side's time is the median of its event times, but never less than
 // the judge's floor: its fastest quarter of requests (the first quartile),

@@ -79,7 +79,9 @@ Json timing_json(const Timing& t) {
             {"student_event", rounded(t.raw.student_event)},
             {"reference_request", rounded(t.raw.reference_request)},
             {"reference_event", rounded(t.raw.reference_event)},
-            {"empty_request", rounded(t.raw.empty_request)}}}};
+            {"empty_request", rounded(t.raw.empty_request)},
+            {"reference_before_event", rounded(t.raw.reference_before_event)},
+            {"reference_between_event", rounded(t.raw.reference_between_event)}}}};
 }
 
 Json test_extra(const TestResult& t) {
