@@ -225,6 +225,9 @@ TEST_F(TimedSamples, TheReferenceIsTimedBeforeAndBetweenTheStudentsSamples) {
   ASSERT_EQ(sg::time_student_samples(session, c, 30, e, outputs, &baseline), "");
   EXPECT_EQ(e.student_ms.size(), 7u);
   EXPECT_EQ(e.probe_event_ms.size(), 7u / sg::kProbeEvery);
+  ASSERT_EQ(e.student_after_probe.size(), 7u);
+  for (std::size_t s = 0; s < 7; ++s)  // samples 3 and 6 follow the probes after samples 2 and 5
+    EXPECT_EQ(e.student_after_probe[s], s > 0 && s % sg::kProbeEvery == 0) << "sample " << s;
   for (double ms : e.probe_event_ms) EXPECT_GT(ms, 0.0);
   session.stop();
   baseline.stop();

@@ -115,6 +115,7 @@ std::string time_student_samples(RunnerSession& student, const Case& c, double l
     const CaseOutcome out = student.time_seeded(c.m, c.k, c.n, seeds.next(), launch, limit_s, w % slots);
     if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
   }
+  bool probed = false;  // the last request was a probe
   for (int s = 0; s < c.performance.samples; ++s) {
     const int slot = s % proto::kMaxSeededSlots;
     // Every slot holds a sample (a suite of more samples than slots): their
@@ -128,12 +129,14 @@ std::string time_student_samples(RunnerSession& student, const Case& c, double l
     if (timed.kind != CaseOutcome::Kind::Ok) return timed.cause;
     e.student_ms.push_back(timed.judge_ms);
     e.student_event_ms.push_back(timed.reply.header.launch_event_ms);
+    e.student_after_probe.push_back(probed);
     TimedOutput out;
     out.slot = slot;
     out.seed = seed;
     out.committed = timed.reply.header;
     outputs.push_back(std::move(out));
-    if (probes && s % kProbeEvery == kProbeEvery - 1) {
+    probed = probes && s % kProbeEvery == kProbeEvery - 1;
+    if (probed) {
       const std::string failed = time_reference(*probes, c, seeds.next(), limit_s, &e.probe_event_ms);
       if (!failed.empty()) return "the grader's baseline runner failed between the samples: " + failed;
     }

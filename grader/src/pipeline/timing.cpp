@@ -59,7 +59,10 @@ double pace_slowdown(const TimingEvidence& e, const std::vector<double>& window_
 }
 
 double student_take_disturbance(const TimingEvidence& e) {
-  return std::max(request_spread(e.student_ms), pace_slowdown(e, e.probe_event_ms));
+  std::vector<double> settled;
+  for (std::size_t i = 0; i < e.student_ms.size(); ++i)
+    if (i >= e.student_after_probe.size() || !e.student_after_probe[i]) settled.push_back(e.student_ms[i]);
+  return std::max(request_spread(settled), pace_slowdown(e, e.probe_event_ms));
 }
 
 double baseline_take_disturbance(const TimingEvidence& e) {

@@ -25,6 +25,10 @@ struct TimingEvidence {
   // probes), their event times. Neither enters the speedup; they only show a
   // take the GPU ran slower as a whole (take_disturbance).
   std::vector<double> yardstick_event_ms, probe_event_ms;
+  // Per student sample: it came right after a probe. Such a request pays for
+  // the GPU's switch back to the student's process (6-7% on the H100 at
+  // 2048^3, outside its events), so it is left out of the take's spread.
+  std::vector<bool> student_after_probe;
   // Timed student samples whose output failed its digest or Freivalds' check,
   // and what the first one got wrong.
   std::int64_t wrong_outputs = 0;
@@ -58,7 +62,8 @@ double pace_slowdown(const TimingEvidence& e, const std::vector<double>& window_
 // How disturbed a take was, to be compared with kDisturbedSpread (over it:
 // taken again) and across takes (the least disturbed kept): the larger of
 // the spread of its requests and the slowdown of its reference launches.
-// The student's take is judged by the probes between its samples, the
+// The student's requests that came right after a probe are left out of its
+// spread. The student's take is judged by the probes between its samples, the
 // baselines' take by its own reference launches. Both are reference
 // launches in the grader's baseline runner, so a submission can only make
 // its own take look disturbed (a retake), never a disturbed one look steady
