@@ -161,6 +161,7 @@ TEST(Timing, RequestsRightAfterAProbeAreLeftOutOfTheSpread) {
   }
   EXPECT_GT(sg::request_spread(e.student_ms), sg::kDisturbedSpread);
   EXPECT_LE(sg::student_take_disturbance(e), sg::kDisturbedSpread);
+  EXPECT_LT(sg::student_request_spread(e), 0.01);
   for (std::size_t i = 0; i < e.student_ms.size(); ++i)
     if (!e.student_after_probe[i] && i % 2) e.student_ms[i] *= 1.07;  // the others delayed too: disturbed
   EXPECT_GT(sg::student_take_disturbance(e), sg::kDisturbedSpread);

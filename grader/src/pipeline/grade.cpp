@@ -96,7 +96,7 @@ class Grader {
   void time_baselines(RunnerSession& baseline, TimedCase& timed);
   void score_timing(TimedCase& timed);
   // One take's figures in the grade log (how disturbed it was, for tuning).
-  void log_take(const std::string& what, int take, const std::vector<double>& judge_ms, double slowdown) const;
+  void log_take(const std::string& what, int take, double spread, double slowdown) const;
   // A case's inputs and FP64 oracle result (also on a second thread).
   PreparedCase prepare(const Case& c);
   // A shared hold on the device for one untimed step. Never asked for while
@@ -356,7 +356,7 @@ void Grader::time_student(RunnerSession& baseline, TimedCase& timed) {
     }
     // The least disturbed take is kept; the others' output files are dropped.
     const double disturbance = student_take_disturbance(e);
-    log_take(c.name + " (student)", take, e.student_ms, pace_slowdown(e, e.probe_event_ms));
+    log_take(c.name + " (student)", take, student_request_spread(e), pace_slowdown(e, e.probe_event_ms));
     if (take == 1 || disturbance < kept) {
       discard_output_files(runner_config_.scratch_dir, timed.outputs);
       timed.evidence = std::move(e);
@@ -386,7 +386,7 @@ void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
       return;
     }
     const double disturbance = baseline_take_disturbance(e);
-    log_take(timed.c->name + " (baselines)", take, e.reference_ms, pace_slowdown(e, e.reference_event_ms));
+    log_take(timed.c->name + " (baselines)", take, request_spread(e.reference_ms), pace_slowdown(e, e.reference_event_ms));
     if (take == 1 || disturbance < kept) {
       timed.evidence = std::move(e);
       kept = disturbance;
@@ -396,10 +396,10 @@ void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
   }
 }
 
-void Grader::log_take(const std::string& what, int take, const std::vector<double>& judge_ms, double slowdown) const {
+void Grader::log_take(const std::string& what, int take, double spread, double slowdown) const {
   char buf[200];
   std::snprintf(buf, sizeof buf, "take %d of %s: requests' quartiles %.1f%% apart, reference launches %.1f%% slower "
-                "than its fastest pace", take, what.c_str(), 100 * request_spread(judge_ms), 100 * slowdown);
+                "than its fastest pace", take, what.c_str(), 100 * spread, 100 * slowdown);
   log(buf);
 }
 

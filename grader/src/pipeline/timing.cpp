@@ -58,11 +58,15 @@ double pace_slowdown(const TimingEvidence& e, const std::vector<double>& window_
   return fastest > 0 && window > fastest ? window / fastest - 1 : 0;
 }
 
-double student_take_disturbance(const TimingEvidence& e) {
+double student_request_spread(const TimingEvidence& e) {
   std::vector<double> settled;
   for (std::size_t i = 0; i < e.student_ms.size(); ++i)
     if (i >= e.student_after_probe.size() || !e.student_after_probe[i]) settled.push_back(e.student_ms[i]);
-  return std::max(request_spread(settled), pace_slowdown(e, e.probe_event_ms));
+  return request_spread(settled);
+}
+
+double student_take_disturbance(const TimingEvidence& e) {
+  return std::max(student_request_spread(e), pace_slowdown(e, e.probe_event_ms));
 }
 
 double baseline_take_disturbance(const TimingEvidence& e) {

@@ -69,6 +69,8 @@ double pace_slowdown(const TimingEvidence& e, const std::vector<double>& window_
 // its own take look disturbed (a retake), never a disturbed one look steady
 // without also slowing the yardstick, which it cannot speed up again.
 double student_take_disturbance(const TimingEvidence& e);
+// The spread of the student's requests that did not follow a probe.
+double student_request_spread(const TimingEvidence& e);
 double baseline_take_disturbance(const TimingEvidence& e);
 
 // Each side's time is the median of its event times, but never less than
