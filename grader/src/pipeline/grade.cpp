@@ -386,7 +386,8 @@ void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
       return;
     }
     const double disturbance = baseline_take_disturbance(e);
-    log_take(timed.c->name + " (baselines)", take, request_spread(e.reference_ms), pace_slowdown(e, e.reference_event_ms));
+    log_take(timed.c->name + " (baselines)", take, request_spread(e.reference_ms),
+             pace_slowdown(e, e.reference_event_ms));
     if (take == 1 || disturbance < kept) {
       timed.evidence = std::move(e);
       kept = disturbance;
@@ -439,7 +440,7 @@ void Grader::score_timing(TimedCase& timed) {
                 "more than 3% apart) or the GPU ran them slower as a whole (the reference's launches with them more "
                 "than 3% slower than before them): the student's " +
                 std::to_string(timed.student_takes) + " time(s), the baselines' " +
-                std::to_string(timed.baseline_takes) + " time(s); the steadiest kept\n";
+                std::to_string(timed.baseline_takes) + " time(s); the least disturbed kept\n";
   if (tm.timed_output_wrong) {
     p.verdict = "no performance points: " + tm.implausible_reason;
     p.status = Status::Failed;

@@ -96,7 +96,8 @@ std::string time_yardstick(RunnerSession& baseline, const Case& c, double limit_
   FreshSeeds seeds;
   for (int s = 0; s < std::max(1, c.performance.warmups) + kYardstickSamples; ++s) {
     const bool kept = s >= std::max(1, c.performance.warmups);
-    const std::string failed = time_reference(baseline, c, seeds.next(), limit_s, kept ? &e.yardstick_event_ms : nullptr);
+    const std::string failed =
+        time_reference(baseline, c, seeds.next(), limit_s, kept ? &e.yardstick_event_ms : nullptr);
     if (!failed.empty()) return failed;
   }
   return "";
@@ -183,7 +184,8 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
   // Launch::None is the request overhead; the naive kernel is only a
   // landmark in the report and the slowest: a few samples of it are enough.
   constexpr proto::Launch kKinds[3] = {proto::Launch::None, proto::Launch::BasicSgemm, proto::Launch::Naive};
-  static_assert(kKinds[kReferenceSlot] == proto::Launch::BasicSgemm, "the yardstick and probes share the reference's slot");
+  static_assert(kKinds[kReferenceSlot] == proto::Launch::BasicSgemm,
+                "the yardstick and the probes use the reference's slot");
   constexpr int kNaive = 2, kNaiveSamples = 3;
   std::vector<double>* series[3] = {&e.overhead_ms, &e.reference_ms, &e.naive_ms};
   std::vector<double>* events[3] = {nullptr, &e.reference_event_ms, &e.naive_event_ms};

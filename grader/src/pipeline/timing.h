@@ -44,7 +44,7 @@ double median(std::vector<double> v);
 // H100, 5-25% when another process's burst of work ran beside most of them.
 double request_spread(const std::vector<double>& judge_ms);
 // Past this, a side's samples are taken again (pipeline/grade.cpp, at most
-// kTimingTakes in all, the steadiest kept): a burst that delayed most of
+// kTimingTakes in all, the least disturbed kept): a burst that delayed most of
 // them would otherwise decide the speedup (seen on the H100: an honest
 // reference scored 0.92 against itself in a batch).
 constexpr double kDisturbedSpread = 0.03;
