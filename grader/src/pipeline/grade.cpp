@@ -14,6 +14,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <thread>
 
 #include "backends/registry.h"
 #include "compare/diagnosis.h"
@@ -41,6 +43,16 @@ const char* const kDisturbedWhy =
     "most of its requests were delayed, or the reference ran slower between its samples than it can";
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Pauses before a take after the first (timing.h, retake_pause_s), then says why it is taken.
+std::string pause_then_say_again(int take) {
+  const double pause = retake_pause_s(take);
+  if (pause <= 0) return std::string(" again: ") + kDisturbedWhy;
+  std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+  char buf[64];
+  std::snprintf(buf, sizeof buf, " again after a pause of %.2f s: ", pause);
+  return buf + std::string(kDisturbedWhy);
+}
 
 double round2(double x) { return std::round(x * 100.0) / 100.0; }
 
@@ -80,6 +92,7 @@ class Grader {
     std::vector<TimedOutput> outputs;  // the timed samples' outputs, checked after the hold
     bool failed = false;  // a timed request failed; the performance test says why
     int student_takes = 0, baseline_takes = 0;  // more than 1: the first samples were disturbed
+    double student_disturbance = 0, baseline_disturbance = 0;  // of the takes kept (timing.h)
   };
   CheckedRun checked_run(const Case& c, const PreparedCase& prepared);
   // Runs and records the correctness test r_.tests[ci]; true when correct.
@@ -344,7 +357,7 @@ void Grader::time_student(RunnerSession& baseline, TimedCase& timed) {
   }
   double kept = 0;
   for (int take = 1; take <= kTimingTakes; ++take) {
-    log(take == 1 ? "timing " + c.name : "timing " + c.name + " again: " + kDisturbedWhy);
+    log(take == 1 ? "timing " + c.name : "timing " + c.name + pause_then_say_again(take));
     TimingEvidence e = shape;
     std::vector<TimedOutput> outputs;
     const std::string failed =
@@ -361,7 +374,7 @@ void Grader::time_student(RunnerSession& baseline, TimedCase& timed) {
       discard_output_files(runner_config_.scratch_dir, timed.outputs);
       timed.evidence = std::move(e);
       timed.outputs = std::move(outputs);
-      kept = disturbance;
+      kept = timed.student_disturbance = disturbance;
     } else {
       discard_output_files(runner_config_.scratch_dir, outputs);
     }
@@ -376,7 +389,7 @@ void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
   double kept = 0;
   for (int take = 1; take <= kTimingTakes; ++take) {
     log(take == 1 ? "timing the baselines of " + timed.c->name
-                  : "timing the baselines of " + timed.c->name + " again: " + kDisturbedWhy);
+                  : "timing the baselines of " + timed.c->name + pause_then_say_again(take));
     TimingEvidence e = student_side;
     const std::string failed =
         time_baseline_samples(baseline, *timed.c, backend_->case_time_limit(*timed.c), e);
@@ -390,7 +403,7 @@ void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
              pace_slowdown(e, e.reference_event_ms));
     if (take == 1 || disturbance < kept) {
       timed.evidence = std::move(e);
-      kept = disturbance;
+      kept = timed.baseline_disturbance = disturbance;
     }
     timed.baseline_takes = take;
     if (disturbance <= kDisturbedSpread) break;
@@ -441,6 +454,13 @@ void Grader::score_timing(TimedCase& timed) {
                 "than 3% slower than before them): the student's " +
                 std::to_string(timed.student_takes) + " time(s), the baselines' " +
                 std::to_string(timed.baseline_takes) + " time(s); the least disturbed kept\n";
+  if (std::max(timed.student_disturbance, timed.baseline_disturbance) > kDisturbedSpread) {
+    std::snprintf(buf, sizeof buf,
+                  "every take was disturbed (the kept ones by %.1f%%, the student's, and %.1f%%, the baselines'): "
+                  "this speedup is less certain; grading the submission alone gives a quiet GPU\n",
+                  100 * timed.student_disturbance, 100 * timed.baseline_disturbance);
+    p.detail += buf;
+  }
   if (tm.timed_output_wrong) {
     p.verdict = "no performance points: " + tm.implausible_reason;
     p.status = Status::Failed;

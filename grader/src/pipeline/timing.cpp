@@ -47,13 +47,14 @@ double request_spread(const std::vector<double>& judge_ms) {
   return q1 > 0 ? q3 / q1 - 1 : 0;
 }
 
+double retake_pause_s(int take) { return take <= 2 ? 0.0 : 0.25 * (1 << std::min(take - 3, 4)); }
+
 double pace_slowdown(const TimingEvidence& e, const std::vector<double>& window_event_ms) {
   double fastest = 0;
   for (const auto* series : {&e.yardstick_event_ms, &e.probe_event_ms})
-    if (!series->empty() && series != &window_event_ms) {
-      const double m = median(*series);
-      if (m > 0 && (fastest == 0 || m < fastest)) fastest = m;
-    }
+    if (series != &window_event_ms)
+      for (double ms : *series)
+        if (ms > 0 && (fastest == 0 || ms < fastest)) fastest = ms;
   const double window = median(window_event_ms);
   return fastest > 0 && window > fastest ? window / fastest - 1 : 0;
 }

@@ -48,12 +48,22 @@ double request_spread(const std::vector<double>& judge_ms);
 // them would otherwise decide the speedup (seen on the H100: an honest
 // reference scored 0.92 against itself in a batch).
 constexpr double kDisturbedSpread = 0.03;
-constexpr int kTimingTakes = 3;
+constexpr int kTimingTakes = 5;
+// The pause before a take, in seconds: none before the first two, then
+// 0.25, 0.5 and 1 s. A disturbance can outlast two takes back to back (seen
+// on the H100 in a batch: three takes within 0.5 s all ran 19% slow, and a
+// reference scored 0.844 against itself); a pause lets another process's
+// start-up end before the next take. Only a disturbed take costs one.
+double retake_pause_s(int take);
 
 // How much slower the reference ran in a window than its fastest pace seen:
-// the median of `window` against the lower of the yardstick's and the
-// probes' medians (an empty series does not count), as a share; 0 when
-// nothing can be compared or the window was faster. A burst of another
+// the median of `window` against the fastest launch of the yardstick and
+// the probes (`window` itself left out), as a share; 0 when nothing can be
+// compared or the window was faster. The fastest, not a median: the
+// reference's launches agree to 0.2% when nothing disturbs them, a
+// disturbance only slows them, and a yardstick whose launches were mostly
+// slowed (seen on the H100: 3 of 5, 9-30%) must not make a slowed window
+// look at pace. A burst of another
 // process's work that covers a whole take slows every launch in it alike,
 // which the spread above cannot see (seen on the H100 in a batch: a
 // reference got 0.942 against itself, another 1.097, every take steady).
