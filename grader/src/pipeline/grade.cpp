@@ -355,7 +355,6 @@ void Grader::time_student(RunnerSession& baseline, TimedCase& timed) {
     timed.failed = true;
     return;
   }
-  double kept = 0;
   for (int take = 1; take <= kTimingTakes; ++take) {
     log(take == 1 ? "timing " + c.name : "timing " + c.name + pause_then_say_again(take));
     TimingEvidence e = shape;
@@ -370,11 +369,11 @@ void Grader::time_student(RunnerSession& baseline, TimedCase& timed) {
     // The least disturbed take is kept; the others' output files are dropped.
     const double disturbance = student_take_disturbance(e);
     log_take(c.name + " (student)", take, student_request_spread(e), pace_slowdown(e, e.probe_event_ms));
-    if (take == 1 || disturbance < kept) {
+    if (take == 1 || disturbance < timed.student_disturbance) {
       discard_output_files(runner_config_.scratch_dir, timed.outputs);
       timed.evidence = std::move(e);
       timed.outputs = std::move(outputs);
-      kept = timed.student_disturbance = disturbance;
+      timed.student_disturbance = disturbance;
     } else {
       discard_output_files(runner_config_.scratch_dir, outputs);
     }
@@ -386,7 +385,6 @@ void Grader::time_student(RunnerSession& baseline, TimedCase& timed) {
 
 void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
   const TimingEvidence student_side = timed.evidence;  // the baselines' series still empty
-  double kept = 0;
   for (int take = 1; take <= kTimingTakes; ++take) {
     log(take == 1 ? "timing the baselines of " + timed.c->name
                   : "timing the baselines of " + timed.c->name + pause_then_say_again(take));
@@ -401,9 +399,9 @@ void Grader::time_baselines(RunnerSession& baseline, TimedCase& timed) {
     const double disturbance = baseline_take_disturbance(e);
     log_take(timed.c->name + " (baselines)", take, request_spread(e.reference_ms),
              pace_slowdown(e, e.reference_event_ms));
-    if (take == 1 || disturbance < kept) {
+    if (take == 1 || disturbance < timed.baseline_disturbance) {
       timed.evidence = std::move(e);
-      kept = timed.baseline_disturbance = disturbance;
+      timed.baseline_disturbance = disturbance;
     }
     timed.baseline_takes = take;
     if (disturbance <= kDisturbedSpread) break;
@@ -451,7 +449,7 @@ void Grader::score_timing(TimedCase& timed) {
   if (timed.student_takes > 1 || timed.baseline_takes > 1)
     p.detail += "samples taken again because most of them were delayed (the grader's clock put their quartiles "
                 "more than 3% apart) or the GPU ran them slower as a whole (the reference's launches with them more "
-                "than 3% slower than before them): the student's " +
+                "than 3% slower than its fastest launch): the student's " +
                 std::to_string(timed.student_takes) + " time(s), the baselines' " +
                 std::to_string(timed.baseline_takes) + " time(s); the least disturbed kept\n";
   if (std::max(timed.student_disturbance, timed.baseline_disturbance) > kDisturbedSpread) {

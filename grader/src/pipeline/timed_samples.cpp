@@ -54,6 +54,19 @@ std::string read_output_file(const std::string& dir, std::uint64_t seed, int m, 
   return why;
 }
 
+// Slot of the reference's samples in the baseline runner (time_baseline_samples' kinds).
+constexpr int kReferenceSlot = 1;
+
+// One reference launch in the baseline runner, its event time into `into`; "" or why not.
+std::string time_reference(RunnerSession& baseline, const Case& c, std::uint64_t seed, double limit_s,
+                           std::vector<double>* into) {
+  const CaseOutcome out =
+      baseline.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, kReferenceSlot);
+  if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
+  if (into) into->push_back(out.reply.header.launch_event_ms);
+  return "";
+}
+
 }  // namespace
 
 std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
@@ -74,23 +87,6 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
   const FreivaldsResult r = freivalds_check(in);
   return r.ok ? "" : r.summary();
 }
-
-namespace {
-
-// Slot of the reference's samples in the baseline runner (time_baseline_samples' kinds).
-constexpr int kReferenceSlot = 1;
-
-// One reference launch in the baseline runner, its event time into `into`; "" or why not.
-std::string time_reference(RunnerSession& baseline, const Case& c, std::uint64_t seed, double limit_s,
-                           std::vector<double>* into) {
-  const CaseOutcome out =
-      baseline.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, kReferenceSlot);
-  if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
-  if (into) into->push_back(out.reply.header.launch_event_ms);
-  return "";
-}
-
-}  // namespace
 
 std::string time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e) {
   FreshSeeds seeds;

@@ -83,12 +83,6 @@ std::string gate_folder(const SanitizerContext& ctx) {
   return dir.string();
 }
 
-// A hold on the GPU's lock (a hold on nothing where no lock is shared). With
-// `held_s` it adds how long it was held there, lock or not: the figure bounds
-// a batch's throughput either way.
-// With `log`, the grade log says how long the lock was waited for (when that
-// was noticeable) and, for an exclusive hold, how long it was held: the
-// figures that show where a batch's time goes.
 // What the log says of a hold: "<taken> after waiting X s" (for a shared
 // hold only when noticeable) and, for an exclusive one, "<given back> after X s".
 struct HoldWords {
@@ -99,6 +93,12 @@ constexpr HoldWords kGpuShared{"has the GPU shared", "gives the GPU back"};
 constexpr HoldWords kGpuExclusive{"has the GPU to itself", "gives the GPU back"};
 constexpr HoldWords kProfiler{"ncu has the profiler", "ncu gives the profiler back"};
 
+// A hold on the GPU's lock (a hold on nothing where no lock is shared). With
+// `held_s` it adds how long it was held there, lock or not: the figure bounds
+// a batch's throughput either way.
+// With `log`, the grade log says how long the lock was waited for (when that
+// was noticeable) and, for an exclusive hold, how long it was held: the
+// figures that show where a batch's time goes.
 class LockHold final : public DeviceHold {
  public:
   using Log = std::function<void(const std::string&)>;
