@@ -1,13 +1,16 @@
 // The CPU side of the driver (see support.h, "the machine"), for machines
 // without a usable NVIDIA GPU: kernel.cu runs on the CUDA-on-CPU layer in
-// cudacpu/ (each block's threads are fibers that run, in a fixed order, until
-// they reach a barrier), the FP64 oracle is a loop on the host, and the checks
-// compute-sanitizer does on a GPU are done here: out-of-bounds accesses and
-// results that depend on the order of threads between barriers.
+// cudacpu/ (a few blocks resident at once, taking turns; each block's
+// threads are fibers that run, in a fixed order, until they reach a
+// barrier), the FP64 oracle is a loop on the host, and the checks
+// compute-sanitizer does on a GPU are done here: out-of-bounds accesses,
+// blocks storing to the same element of C, and results that depend on the
+// order of threads between barriers.
 // Built by the host compiler only (make cpu). You do not need to edit this file.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -19,9 +22,8 @@ namespace {
 
 constexpr int kShowWrong = 5;  // wrong elements listed on failure
 
-// The layer's switch for the order in which a block's threads run between
-// barriers: descending by default, ascending with "forward".
-constexpr const char *kScheduleVariable = "CUDACPU_SCHEDULE";
+// The seed of the resident blocks' turns: the same on every run, as in the grader for one seed.
+constexpr std::uint64_t kScheduleSeed = 42;
 
 // MemAvailable from /proc/meminfo in bytes; 0 when it cannot be read.
 double available_host_bytes() {
@@ -40,19 +42,14 @@ double available_host_bytes() {
 std::vector<float> run_in_ascending_order(const Options &opt, const float *dA, const float *dB,
                                           float *dC) {
   const std::size_t mn = std::size_t(opt.m) * opt.n;
-  const char *before = std::getenv(kScheduleVariable);
-  const std::string saved = before ? before : "";
-  setenv(kScheduleVariable, "forward", 1);
+  cudacpu::set_schedule(true, kScheduleSeed);
   CHECK_CUDA(cudaMemset(dC, 0xFF, mn * sizeof(float)));
   basicSgemm(opt.m, opt.n, opt.k, dA, dB, dC);
   CHECK_CUDA(cudaGetLastError());
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<float> out(mn);
   CHECK_CUDA(cudaMemcpy(out.data(), dC, mn * sizeof(float), cudaMemcpyDeviceToHost));
-  if (before)
-    setenv(kScheduleVariable, saved.c_str(), 1);
-  else
-    unsetenv(kScheduleVariable);
+  cudacpu::set_schedule(false, kScheduleSeed);
   return out;
 }
 
@@ -65,13 +62,9 @@ std::string element_name(std::size_t at, int n) {
 // ---- the machine -------------------------------------------------------------
 
 void open_device() {
-  // One worker thread unless asked otherwise: then the first stray access
-  // (of several threads) is the same on every run, as in the grader.
-  setenv("CUDACPU_THREADS", "1", 0);
-  std::printf("device: the CPU (no NVIDIA GPU used): kernel.cu runs on the CUDA-on-CPU layer, "
-              "%s worker thread(s) (CUDACPU_THREADS); correctness only, times are CPU times, not "
-              "GPU times\n",
-              std::getenv("CUDACPU_THREADS"));
+  cudacpu::set_schedule(false, kScheduleSeed);
+  std::printf("device: the CPU (no NVIDIA GPU used): kernel.cu runs on the CUDA-on-CPU layer, a few "
+              "blocks at a time on one core; correctness only, times are CPU times, not GPU times\n");
 }
 
 std::string check_problem_fits(const Options &opt) {
@@ -95,10 +88,10 @@ int default_repeats() { return 1; }
 
 std::string error_detail() { return cudacpu::last_error_detail(); }
 
-void label_device_buffers(const float *dA, const float *dB, const float *dC) {
+void label_device_buffers(const float *dA, const float *dB, const float *dC, int n) {
   cudacpu::name_allocation(dA, "A", "float", sizeof(float));
   cudacpu::name_allocation(dB, "B", "float", sizeof(float));
-  cudacpu::name_allocation(dC, "C", "float", sizeof(float));
+  cudacpu::name_allocation(dC, "C", "float", sizeof(float), std::size_t(n));
 }
 
 // ---- the oracle: FP64 on the host; no yardstick ----------------------------------
@@ -159,11 +152,19 @@ std::vector<std::string> Library::access_and_barrier_problems(const Options &opt
     problems.push_back("memcheck: " + stray +
                        "\n  an out-of-bounds access: check the bounds of every load into shared "
                        "memory (load 0 outside A and B) and of the store to C");
+  unsigned long long racing = 0;
+  const std::string race = cudacpu::take_block_race_report(&racing);
+  if (!race.empty())
+    problems.push_back("race between blocks: " + race + " (" + std::to_string(racing) +
+                       " such stores)\n  two blocks stored to the same element in one launch, which "
+                       "nothing orders on a GPU: a sum split over blocks needs atomicAdd, and a tile "
+                       "belongs in __shared__ memory, not in a global array");
 
   // A race-free kernel computes every element in the same order whatever the
   // order of the threads between barriers, so both runs agree bit for bit.
   const std::vector<float> ascending = run_in_ascending_order(opt, dA, dB, dC);
   cudacpu::take_out_of_bounds_report();  // already reported above, if any
+  cudacpu::take_block_race_report();
   std::size_t differ = 0, first = 0;
   for (std::size_t i = 0; i < hC.size(); ++i) {
     if (std::memcmp(&hC[i], &ascending[i], sizeof(float)) == 0) continue;

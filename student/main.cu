@@ -54,7 +54,7 @@ int main(int argc, char **argv) {
 
   t0 = host_now_ms();
   DeviceArray<float> dA(mk), dB(kn), dC(mn);
-  label_device_buffers(dA.get(), dB.get(), dC.get());
+  label_device_buffers(dA.get(), dB.get(), dC.get(), opt.n);
   print_phase("device allocation", host_now_ms() - t0);
 
   EventTimer timer;

@@ -250,7 +250,7 @@ double timed_student_launch(const Options &opt, const float *dA, const float *dB
   if (err != cudaSuccess) {
     std::fflush(stdout);
     const char *hint = err == cudaErrorInvalidConfiguration ? "; check the grid and block shape" : "";
-#ifndef __CUDACPU__  // the CPU build has no kernel images
+#ifndef SGEMM_CPU_BUILD  // the CPU build has no kernel images
     if (err == cudaErrorNoKernelImageForDevice) hint = "; rebuild for this GPU (make clean && make)";
 #endif
     std::fprintf(stderr, "launch error after basicSgemm: cudaGetLastError returned %s (%s)%s\n",

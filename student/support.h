@@ -73,8 +73,8 @@ std::string check_problem_fits(const Options &opt);
 // names the line, index and thread); empty when there is nothing to add.
 std::string error_detail();
 
-// Names A, B and C in the CPU build's out-of-bounds reports; nothing on a GPU.
-void label_device_buffers(const float *dA, const float *dB, const float *dC);
+// Names A, B and C (n columns) in the CPU build's reports; nothing on a GPU.
+void label_device_buffers(const float *dA, const float *dB, const float *dC, int n);
 
 // The limits of int indexing and of the grid, the same on every machine:
 // empty when the problem is within them, else why not.

@@ -5,11 +5,13 @@
 # correctness case except the performance cases, and the checks). A benchmark
 # of the kit, not a test: it needs a GPU. From the repository root after make:
 #   grader/bench/backend_agreement.sh [SUITE=testcases/default.yaml]
-# Environment: GRADE (default build/grade), OUT (where to keep the table and
-# both batches' gradebooks; default a temporary folder), GPU_STATUSES (the
+# Environment: GRADE (default build/grade), OUT (where to keep the table,
+# both batches' gradebooks and statuses-<backend>.json; default a temporary
+# folder), GPU_STATUSES (a statuses-gpu.json from an earlier run, or the
 # gpu-statuses.json that grader/bench/gpu_session.sh writes: compare with
 # that instead of grading on a GPU here, so this runs without one). Takes
 # several minutes: the hostile samples that hang wait out their time limits.
+# The seed is the sample tests' (12345).
 set -euo pipefail
 SUITE=${1:-testcases/default.yaml}
 GRADE=${GRADE:-build/grade}
@@ -19,8 +21,13 @@ trap 'rm -rf "$WORK"' EXIT
 DEST=${OUT:-$WORK}
 mkdir -p "$DEST"
 
-for k in grader/samples/*/*/kernel.cu; do
-  d=$(dirname "$k")
+# Every sample, the real students' kernels too where grader/tools/real_corpus.sh has
+# materialised them (expect.yaml's `source:`).
+for e in grader/samples/*/*/expect.yaml; do
+  d=$(dirname "$e")
+  src=$(sed -n 's/^source: *//p' "$e")
+  k=$d/${src:-kernel.cu}
+  [[ -f $k ]] || continue
   mkdir -p "$WORK/class/$(basename "$(dirname "$d")")-$(basename "$d")"
   cp "$k" "$WORK/class/$(basename "$(dirname "$d")")-$(basename "$d")/kernel.cu"
 done
@@ -30,9 +37,22 @@ if [[ -n ${GPU_STATUSES:-} ]]; then
   backends=cpu
 fi
 for b in $backends; do
-  "$GRADE" batch "$WORK/class" --out "$WORK/$b" --suite "$SUITE" --backend "$b" --seed 1 --quiet \
+  jobs=()
+  [[ $b == cpu ]] && jobs=(--jobs "$(nproc)")
+  "$GRADE" batch "$WORK/class" --out "$WORK/$b" --suite "$SUITE" --backend "$b" --seed 12345 --quiet "${jobs[@]}" \
     > "$DEST/batch-$b.log" 2>&1 || { echo "backend_agreement: the $b batch failed:"; tail -20 "$DEST/batch-$b.log"; exit 1; }
   cp "$WORK/$b/gradebook.csv" "$DEST/gradebook-$b.csv"
+  # Every sample's test statuses (the sample tests' seed), for comparing later without a GPU.
+  python3 - "$WORK/$b" > "$DEST/statuses-$b.json" <<'PY'
+import json, pathlib, sys
+out = {}
+for f in sorted(pathlib.Path(sys.argv[1]).glob("*/results.json")):
+    r = json.loads(f.read_text())
+    out[f.parent.name.replace("-", "/", 1)] = {
+        "score": r["score"], "state": r["extra_data"]["state"],
+        "tests": {t["name"]: t.get("status", "not measured") for t in r["tests"]}}
+print(json.dumps(out, indent=1))
+PY
 done
 
 python3 - "$WORK" "$DEST/agreement.txt" "${GPU_STATUSES:-}" <<'PY'

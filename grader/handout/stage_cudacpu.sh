@@ -20,8 +20,11 @@ cat > "$layer/README.md" <<'TXT'
 # cudacpu: CUDA on the CPU
 
 What `make cpu` builds ./sgemm with when there is no NVIDIA GPU: `include/` stands in for
-`cuda_runtime.h`, `lib/` runs each block's threads as fibers (in a fixed order, one at a time
-until each reaches a barrier) and fences every device allocation with guard pages, and
-`rewriter/` turns `kernel<<<grid, block>>>(...)` launches and `__shared__` arrays in kernel.cu
-into plain C++ for the host compiler. You do not need to read or change anything here.
+`cuda_runtime.h`, `lib/` runs a few blocks at a time that take turns, each block's threads as
+fibers (in a fixed order, one at a time until each reaches a barrier), fences every device
+allocation with guard pages and watches every access to global memory (two blocks storing to one
+element is a race between blocks, as on a GPU), and `rewriter/` turns `kernel<<<grid, block>>>(...)`
+launches and `__shared__` variables in kernel.cu into plain C++ for the host compiler. It models a
+GPU: a tile in a global array, a sum split over blocks without atomicAdd or a missing barrier
+gives wrong results here as on a GPU. You do not need to read or change anything here.
 TXT

@@ -28,15 +28,9 @@
 #include "backends/cpu/rewrite.h"
 #include "pipeline/runner_session.h"
 #include "process/tool_run.h"
+#include "cpu_runner_fixture.h"
 #include "proc_tree.h"
 #include "proto/protocol.h"
-
-#ifndef SG_SOURCE_ROOT
-#error "compile with -DSG_SOURCE_ROOT='\"/path/to/repo\"'"
-#endif
-#ifndef SG_BUILD_DIR
-#error "compile with -DSG_BUILD_DIR='\"/path/to/build\"'"
-#endif
 
 namespace fs = std::filesystem;
 using sg::rewrite_for_cpu;
@@ -44,8 +38,10 @@ using sg::RewriteResult;
 
 namespace {
 
+using namespace cpu_fixture;
+
 // ---------------------------------------------------------------------------
-// Helpers
+// Helpers of the rewriter tests
 
 int count_lines(const std::string& s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
@@ -63,222 +59,6 @@ std::string join(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& s : v) out += s + "\n";
   return out;
-}
-
-// Replaces the one occurrence of `from`; a missing one is a test bug.
-std::string replace_once(std::string s, const std::string& from, const std::string& to) {
-  const std::size_t at = s.find(from);
-  EXPECT_NE(at, std::string::npos) << "test kernel lacks `" << from << "`";
-  if (at != std::string::npos) s.replace(at, from.size(), to);
-  return s;
-}
-
-// A plain 16x16 tiled kernel that the bug variants below are derived from.
-// Line 19 holds the first barrier, line 22 the second (asserted in a test).
-const char* const kTiled = R"(#include <cstdio>
-#define TILE_SIZE 16
-
-__global__ void mysgemm(int m, int n, int k, const float *A, const float *B, float *C) {
-  __shared__ float As[TILE_SIZE][TILE_SIZE];
-  __shared__ float Bs[TILE_SIZE][TILE_SIZE];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int row = blockIdx.y * TILE_SIZE + ty;
-  const int col = blockIdx.x * TILE_SIZE + tx;
-  float sum = 0.0f;
-  for (int p = 0; p < (k + TILE_SIZE - 1) / TILE_SIZE; ++p) {
-    const int a_col = p * TILE_SIZE + tx;
-    const int b_row = p * TILE_SIZE + ty;
-    // LOAD_A
-    As[ty][tx] = (row < m && a_col < k) ? A[row * k + a_col] : 0.0f;
-    // LOAD_B
-    Bs[ty][tx] = (b_row < k && col < n) ? B[b_row * n + col] : 0.0f;
-    // EARLY_EXIT
-    __syncthreads();  // FIRST_BARRIER
-    for (int e = 0; e < TILE_SIZE; ++e)
-      sum += As[ty][e] * Bs[e][tx];
-    __syncthreads();  // SECOND_BARRIER
-  }
-  if (row < m && col < n) C[row * n + col] = sum;
-}
-
-void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
-  dim3 block(TILE_SIZE, TILE_SIZE);
-  dim3 grid((n + TILE_SIZE - 1) / TILE_SIZE, (m + TILE_SIZE - 1) / TILE_SIZE);
-  mysgemm<<<grid, block>>>(m, n, k, A, B, C);
-}
-)";
-
-std::string tiled_variant(const std::string& from, const std::string& to) { return replace_once(kTiled, from, to); }
-
-struct Matrices {
-  int m = 0, k = 0, n = 0;
-  std::vector<float> a, b;
-};
-
-Matrices random_inputs(int m, int k, int n, unsigned seed) {
-  Matrices x{m, k, n, std::vector<float>(std::size_t(m) * k), std::vector<float>(std::size_t(k) * n)};
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  for (float& v : x.a) v = u(gen);
-  for (float& v : x.b) v = u(gen);
-  return x;
-}
-
-// Elements of c outside 2 * gamma_k * (|A||B|)_ij of the FP64 product (NaN counts as wrong).
-long long wrong_elements(const Matrices& x, const std::vector<float>& c) {
-  const double u = std::ldexp(1.0, -24);
-  const double gamma = x.k * u / (1 - x.k * u);
-  long long wrong = 0;
-  std::vector<double> exact(x.n), magnitude(x.n);
-  for (int i = 0; i < x.m; ++i) {
-    std::fill(exact.begin(), exact.end(), 0.0);
-    std::fill(magnitude.begin(), magnitude.end(), 0.0);
-    for (int p = 0; p < x.k; ++p) {
-      const double a = x.a[std::size_t(i) * x.k + p];
-      const float* brow = &x.b[std::size_t(p) * x.n];
-      for (int j = 0; j < x.n; ++j) {
-        exact[j] += a * brow[j];
-        magnitude[j] += std::fabs(a * brow[j]);
-      }
-    }
-    for (int j = 0; j < x.n; ++j) {
-      const double got = c[std::size_t(i) * x.n + j];
-      if (!(std::fabs(got - exact[j]) <= 2 * gamma * magnitude[j])) ++wrong;
-    }
-  }
-  return wrong;
-}
-
-// A scratch folder removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "sg-cpu-test-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
-sg::CpuPaths layer_paths() {
-  sg::CpuPaths p;
-  p.include_dir = std::string(SG_SOURCE_ROOT) + "/grader/src/backends/cpu/runtime/include";
-  p.library = std::string(SG_BUILD_DIR) + "/cpu/libcudacpu.a";
-  p.runner_object = std::string(SG_BUILD_DIR) + "/cpu/cpu_runner.o";
-  return p;
-}
-
-// Builds a runner from kernel source text; the build is a test failure.
-struct Built {
-  TempDir dir;
-  sg::CpuBuildResult build;
-};
-
-void build_kernel(const std::string& source, Built& out) {
-  ASSERT_FALSE(out.dir.path.empty()) << "could not create a temporary folder";
-  const fs::path kernel = out.dir.path / "submission" / "kernel.cu";
-  fs::create_directories(kernel.parent_path());
-  std::ofstream(kernel) << source;
-  out.build = sg::build_cpu_runner(kernel.string(), (out.dir.path / "build").string(), layer_paths(), 120);
-}
-
-#define BUILD_OR_FAIL(source, built)                                                  \
-  do {                                                                                \
-    build_kernel((source), (built));                                                  \
-    if (HasFatalFailure()) return;                                                    \
-    ASSERT_TRUE((built).build.ok) << "CPU build failed:\n" << (built).build.log;       \
-  } while (0)
-
-// What one runner process did with one case (sent `times` times).
-struct RunOutcome {
-  bool replied = false;                  // to every request
-  sg::proto::Reply reply;                // the first reply
-  std::vector<sg::proto::Reply> replies; // all of them
-  std::string error;   // why there was no reply
-  int exit_code = -1;  // when it exited normally
-  int signal = 0;
-  std::string output;  // its stdout and stderr
-};
-
-// Starts the runner with the protocol pipes on fds 3 and 4, sends one case
-// (`times` times over), reads the replies, then closes the request pipe so
-// that it exits.
-RunOutcome run_case(const std::string& runner, const Matrices& x, const std::vector<std::string>& env = {},
-                    int times = 1) {
-  RunOutcome out;
-  signal(SIGPIPE, SIG_IGN);  // a runner that dies early must not kill the test
-  int req[2], rep[2];
-  if (pipe(req) != 0 || pipe(rep) != 0) {
-    out.error = "pipe failed";
-    return out;
-  }
-  const std::string log = runner + ".out";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // Move the pipe ends out of the way before placing them on 3 and 4.
-    const int r = fcntl(req[0], F_DUPFD, 10), w = fcntl(rep[1], F_DUPFD, 10);
-    dup2(r, sg::proto::kRequestFd);
-    dup2(w, sg::proto::kReplyFd);
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    dup2(fd, 1);
-    dup2(fd, 2);
-    for (int i = 5; i < 64; ++i) close(i);
-    for (const std::string& e : env) putenv(const_cast<char*>(e.c_str()));
-    execl(runner.c_str(), runner.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(req[0]);
-  close(rep[1]);
-  sg::proto::RunCaseRequest q;
-  q.m = x.m;
-  q.k = x.k;
-  q.n = x.n;
-  q.nonce = 0x5eed;
-  for (int i = 0; i < times; ++i) {
-    const bool sent = sg::proto::write_all(req[1], &q, sizeof q) &&
-                      sg::proto::write_all(req[1], x.a.data(), x.a.size() * sizeof(float)) &&
-                      sg::proto::write_all(req[1], x.b.data(), x.b.size() * sizeof(float));
-    pollfd p{rep[0], POLLIN, 0};
-    sg::proto::Reply reply;
-    out.replied = false;
-    if (!sent) {
-      out.error = "the runner stopped reading the case";
-    } else if (poll(&p, 1, 120000) <= 0) {
-      out.error = "no reply within 120 s";
-      kill(pid, SIGKILL);
-    } else {
-      out.replied = sg::proto::read_reply(rep[0], reply, x.m, x.n, out.error);
-    }
-    if (!out.replied) break;
-    if (i == 0) out.reply = reply;
-    out.replies.push_back(std::move(reply));
-  }
-  close(req[1]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  close(rep[0]);
-  if (WIFEXITED(status)) out.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) out.signal = WTERMSIG(status);
-  std::ifstream in(log);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  out.output = ss.str();
-  EXPECT_EQ(out.reply.header.nonce, out.replied ? q.nonce : out.reply.header.nonce);
-  return out;
-}
-
-// Runs a case that must succeed and returns the number of wrong elements.
-long long wrong_after_run(const std::string& runner, const Matrices& x, std::vector<float>* c_out = nullptr) {
-  const RunOutcome r = run_case(runner, x);
-  EXPECT_TRUE(r.replied) << r.error << "\n" << r.output;
-  if (!r.replied) return -1;
-  EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::Ok) << r.reply.message;
-  EXPECT_EQ(r.reply.header.digest_a | r.reply.header.digest_b, 0u) << "the CPU backend never times";
-  if (r.reply.header.status != sg::proto::ReplyStatus::Ok) return -1;
-  if (c_out) *c_out = r.reply.c;
-  return wrong_elements(x, r.reply.c);
 }
 
 // ---------------------------------------------------------------------------
@@ -331,11 +111,13 @@ TEST(CpuRewrite, SharedMemoryBecomesStaticAndDynamicSharedAPointer) {
   const RewriteResult r = rewrite_for_cpu(src);
   ASSERT_TRUE(r.ok()) << join(r.problems);
   EXPECT_EQ(count_lines(r.source), count_lines(src) + 2);
-  // An array in a kernel gets bounds-checked storage; other forms stay thread_local.
+  // Every __shared__ variable gets bounds-checked storage of its own for each resident block.
   EXPECT_EQ(rewritten_line(r, 2),
             "  static thread_local ::cudacpu::detail::SharedArray<float [16][16]> a_cudacpu_shared_; "
             "float (&a)[16][16] = a_cudacpu_shared_.get(\"a\");");
-  EXPECT_EQ(rewritten_line(r, 3), "  static thread_local int b;");
+  EXPECT_EQ(rewritten_line(r, 3),
+            "  static thread_local ::cudacpu::detail::SharedArray<int> b_cudacpu_shared_; "
+            "int (&b) = b_cudacpu_shared_.get(\"b\");");
   EXPECT_EQ(rewritten_line(r, 4),
             "  float* dyn = reinterpret_cast<float*>(::cudacpu::detail::dynamic_shared_base());");
   EXPECT_EQ(rewritten_line(r, 5), "  unsigned char* raw = reinterpret_cast<unsigned "
@@ -350,7 +132,7 @@ TEST(CpuRewrite, UnsupportedConstructsAreNamedWithTheirLine) {
       "  float v = p[threadIdx.x];\n"                              // 3
       "  atomicAdd(p, v);\n"                                       // 4: supported
       "  v += __shfl_down_sync(0xffffffff, v, 16);\n"              // 5
-      "  atomicCAS(q, 0, 1);\n"                                    // 6
+      "  atomicCAS(q, 0, 1);\n"                                    // 6: supported
       "  asm volatile(\"membar.gl;\");\n"                          // 7
       "  other<<<1, 1>>>(p);\n"                                    // 8
       "  // __ballot_sync in a comment, \"__syncwarp\" in a string\n"  // 9
@@ -361,7 +143,6 @@ TEST(CpuRewrite, UnsupportedConstructsAreNamedWithTheirLine) {
   const std::vector<std::string> expected = {
       "kernel.cu:1: `#include <cuda_fp16.h>` is not supported on the CPU backend",
       "kernel.cu:5: `__shfl_down_sync` is not supported on the CPU backend",
-      "kernel.cu:6: `atomicCAS` is not supported on the CPU backend",
       "kernel.cu:7: `asm` is not supported on the CPU backend",
       "kernel.cu:8: a kernel launch inside device code (dynamic parallelism) is not supported on the CPU backend",
   };
@@ -485,9 +266,10 @@ TEST(CpuBackend, OutOfBoundsLoadIsReportedAndTheKernelGoesOn) {
   }
   EXPECT_EQ(std::memcmp(r.replies[0].c.data(), r.replies[1].c.data(), r.reply.c.size() * sizeof(float)), 0);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  // Several workers still find it (which access comes first is then up to timing).
-  const RunOutcome parallel = run_case(b.build.runner, x, {"CUDACPU_THREADS=8"});
-  EXPECT_EQ(parallel.reply.message.rfind("out-of-bounds read of ", 0), 0u) << parallel.reply.message;
+  // Another seed (other turns of the resident blocks) reports the same first
+  // access: the first in the order of blocks and threads, not of the turns.
+  const RunOutcome other_turns = run_case(b.build.runner, x, {}, 1, 0x5eedull);
+  EXPECT_EQ(other_turns.reply.message, expected);
 }
 
 TEST(CpuBackend, OutOfBoundsStoreIsReportedAndLost) {
@@ -548,8 +330,13 @@ TEST(CpuBackend, SharedArrayOverrunIsFatalAndNamed) {
   // reads Bs[1][255]: index 16 + 255.
   EXPECT_EQ(r.reply.header.status, sg::proto::ReplyStatus::CudaError) << r.reply.message;
   EXPECT_EQ(r.exit_code, 86) << r.output;
-  EXPECT_EQ(r.reply.message, "out-of-bounds read of __shared__ Bs at index 271 (allocation of 256 floats) by "
-                             "thread (255,0) of block (0,0) (blocks of 256x1 threads)");
+  // The block is the first to get there in the seed's turns of the resident blocks.
+  const std::string start = "out-of-bounds read of __shared__ Bs at index 271 (allocation of 256 floats) by "
+                            "thread (255,0) of block (";
+  const std::string end = ") (blocks of 256x1 threads)";
+  EXPECT_EQ(r.reply.message.rfind(start, 0), 0u) << r.reply.message;
+  EXPECT_EQ(r.reply.message.size() - std::min(r.reply.message.size(), end.size()), r.reply.message.rfind(end))
+      << r.reply.message;
   // In bounds, a shared array behaves as before: the tiled kernel is right.
   Built good;
   BUILD_OR_FAIL(tiled_variant("", ""), good);
@@ -584,7 +371,7 @@ TEST(CpuBackend, ReverseScheduleChangesOnlyRacyResults) {
   auto same_both_ways = [](const Built& b, int m, int k, int n) {
     const Matrices x = random_inputs(m, k, n, 12);
     const RunOutcome fwd = run_case(b.build.runner, x);
-    const RunOutcome rev = run_case(b.build.runner, x, {"CUDACPU_SCHEDULE=forward"});
+    const RunOutcome rev = run_case(b.build.runner, x, {}, 1, 0, true);
     EXPECT_TRUE(fwd.replied && rev.replied) << fwd.error << rev.error;
     if (!fwd.replied || !rev.replied || fwd.reply.c.size() != rev.reply.c.size()) return false;
     return std::memcmp(fwd.reply.c.data(), rev.reply.c.data(), fwd.reply.c.size() * sizeof(float)) == 0;

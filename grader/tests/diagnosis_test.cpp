@@ -525,8 +525,9 @@ TEST(DiagnosisHypotheses, CWrittenWithRowStrideMIsNamed) {
   EXPECT_TRUE(run_case_with_data(64, 96, 128, Bugs{})->tested.empty());
 }
 
-// alvtdev_b_stride_k on a GPU: B read with rows of k = 384 > n runs past the
-// end of B into NaN for every element; nothing finite is left to test, but
+// alvtdev_b_stride_k on a GPU (and on the CPU backend, whose red zones hold
+// NaN): B read with rows of k = 384 > n runs past the end of B into NaN for
+// every element; nothing finite is left to test, but
 // only B's leading dimension reads outside for them (k is a multiple of 16,
 // so an unguarded partial tile cannot).
 TEST(DiagnosisHypotheses, NonFiniteFromReadsPastBAreTracedToItsLeadingDimension) {
@@ -540,21 +541,6 @@ TEST(DiagnosisHypotheses, NonFiniteFromReadsPastBAreTracedToItsLeadingDimension)
   EXPECT_EQ(r->tested[0].id, "ld.b_uses_k") << r->tested[0].text;
   EXPECT_NE(r->tested[0].text.find("leading dimension"), std::string::npos) << r->tested[0].text;
   EXPECT_NE(r->tested[0].text.find("past the end of B"), std::string::npos) << r->tested[0].text;
-}
-
-// alvtdev_b_stride_k on the CPU backend: the reads past B find the red
-// zone's filler bytes 0x4F, finite; with that value the hypothesis predicts
-// every element, and B's leading dimension is named, not just "out of bounds".
-TEST(DiagnosisHypotheses, ReadsIntoTheCpuRedZoneAreStillTraced) {
-  Bugs bug;
-  bug.b_stride_k = true;
-  const std::uint32_t bits = 0x4F4F4F4Fu;
-  std::memcpy(&bug.past_end, &bits, sizeof bits);
-  const auto r = run_case_with_data(128, 384, 256, bug);
-  ASSERT_EQ(r->evidence.first.non_finite, 0);
-  ASSERT_FALSE(r->tested.empty()) << joined(r->diagnoses);
-  EXPECT_EQ(r->tested[0].id, "ld.b_uses_k") << r->tested[0].text;
-  EXPECT_NE(r->tested[0].text.find("out-of-bounds filler"), std::string::npos) << r->tested[0].text;
 }
 
 // iambyt3z_masked_loads on a GPU: the partial K tile is read unguarded,

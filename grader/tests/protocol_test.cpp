@@ -61,6 +61,10 @@ Reply sample_reply(int m, int n) {
   r.header.digest_a = 0x1122334455667788ULL;
   r.header.digest_b = 0x99aabbccddeeff00ULL;
   r.message = "fine";
+  r.block_race = "blocks (0,0) and (0,1) both wrote C[1][2] without an atomic";
+  r.header.global_loads = 4194304.5;
+  r.header.kernel_launches = 2;
+  r.header.racing_stores = 7;
   for (int i = 0; i < m * n; ++i) r.c.push_back(0.5f * static_cast<float>(i) - 3.0f);
   return r;
 }
@@ -120,6 +124,12 @@ TEST(Protocol, RoundTripsAnOkReply) {
   EXPECT_EQ(back.header.digest_a, r.header.digest_a);
   EXPECT_EQ(back.header.digest_b, r.header.digest_b);
   EXPECT_EQ(back.message, "fine");
+  // The CPU layer's counts and its race report between blocks.
+  EXPECT_EQ(back.block_race, r.block_race);
+  EXPECT_EQ(back.header.block_race_len, r.block_race.size());
+  EXPECT_EQ(back.header.global_loads, 4194304.5);
+  EXPECT_EQ(back.header.kernel_launches, 2u);
+  EXPECT_EQ(back.header.racing_stores, 7u);
   EXPECT_EQ(back.c, r.c);
 }
 
@@ -150,7 +160,7 @@ TEST(Protocol, SeededRequestKeepsItsFieldsOnTheWire) {
   // Distinct request kinds: a runner that mixes them up answers the wrong question.
   EXPECT_NE(static_cast<std::uint32_t>(sg::proto::RequestType::TimeSeeded),
             static_cast<std::uint32_t>(sg::proto::RequestType::SeededOutput));
-  EXPECT_EQ(sizeof(sg::proto::RunCaseRequest), 48u);
+  EXPECT_EQ(sizeof(sg::proto::RunCaseRequest), 56u);
 }
 
 TEST(Protocol, LargeReplyCrossesASmallPipe) {

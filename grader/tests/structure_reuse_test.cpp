@@ -11,6 +11,7 @@
 #include <set>
 #include <string>
 
+#include "backends/backend.h"
 #include "backends/gpu/ncu_reuse.h"
 #include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sanitizer_shapes.h"

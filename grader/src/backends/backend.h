@@ -41,7 +41,7 @@ struct BuildOutput {
   // the backend does not time.
   std::string baseline_runner;
   std::optional<StructureReport> structure;  // how mysgemm uses shared memory and barriers
-  bool symbols_checked = false;  // the symbol policy read an nvcc object of the submission
+  bool symbols_checked = false;  // the symbol policy read an object of the submission (nvcc's or the CPU layer's)
   std::vector<std::string> helpers;  // the student's global names the build made local (a style note)
   double seconds = 0;
 };
@@ -52,6 +52,17 @@ class DeviceHold {
   virtual ~DeviceHold() = default;
 };
 
+// A correctness case's checked launch as the CPU layer counted it (the
+// runner's claim, like everything it reports): the structure check's figure
+// where the suite has a case of the check's shape.
+struct CountedCase {
+  int m = 0, k = 0, n = 0;
+  bool completed = false;   // the runner answered (else verdict says what happened)
+  std::string verdict;      // when not completed: what happened
+  double warp_loads = 0;    // global loads as warp-level instructions
+  unsigned launches = 0;
+};
+
 // Where the sanitizer and structure checks run: the grading's runner and its settings.
 struct SanitizerContext {
   std::string runner;        // the runner binary
@@ -59,7 +70,14 @@ struct SanitizerContext {
   std::string log_dir;       // captures go under here
   std::uint64_t seed = 0;    // the grading's seed
   std::vector<Case> cases;   // the correctness cases this grading runs (memcheck covers the small ones)
+  std::vector<CountedCase> counted;  // after the cases: what the CPU layer counted in each
 };
+
+// Warp-level global loads of the naive kernel: two loads (A and B) per
+// multiply-add, one instruction per 32 threads (its warps are full when n is
+// a multiple of 16, as in every shape the suite measures at). Both backends'
+// counts are held to it.
+inline double naive_global_loads(int m, int n, int k) { return 2.0 * m * n * k / 32.0; }
 
 // The kernel's global loads at the structure check's shape, as a backend counted them.
 struct ReuseMeasurement {
@@ -101,6 +119,9 @@ class Backend {
   // C64 = A*B and |A||B| in FP64, row-major.
   virtual void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64,
                       std::vector<double>& abs_ab) = 0;
+  // Whether the oracle is host work that can run beside a case's run (the
+  // CPU backend's runner keeps one core busy; a GPU's oracle shares the GPU).
+  virtual bool oracle_on_host() const { return false; }
   // Can two launches on the same inputs give different bits (a race)? Then a
   // wrong result is run again to tell a race from a formula bug.
   virtual bool launches_can_differ() const = 0;
@@ -110,8 +131,16 @@ class Backend {
   // Skipped with max_score 0 and says why.
   virtual void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) = 0;
 
+  // Whether sanitizer() runs the small correctness cases itself (memcheck
+  // over them on a GPU); where not, the pipeline holds the check to the
+  // cases' own runs.
+  virtual bool sanitizer_runs_cases() const { return false; }
+
   // Counts the kernel's global loads at check c's shape (the structure check).
   virtual ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) = 0;
+  // Whether measure_reuse needs the correctness cases' counts (ctx.counted):
+  // then the structure check is graded after the cases.
+  virtual bool reuse_after_cases() const { return false; }
 
   // Empty when performance is measured here, else why not (for the report).
   virtual std::string why_not_timed() const = 0;

@@ -460,9 +460,10 @@ std::vector<Diagnosis> matching_hypotheses(const CaseData& d) {
   const std::vector<Element> sample = sample_wrong_finite(d);
   std::optional<Diagnosis> value = value_hypotheses(d, sample);
   // A hypothesis that reads past A or B can still be tested where what lies
-  // there is known: the CPU backend's red zones hold the bytes 0x4F
-  // (backends/cpu/runtime/lib/device_memory.cpp), unused GPU memory often 0.
-  for (const std::uint32_t bits : {0x4F4F4F4Fu, 0u}) {
+  // there is known: unused GPU memory is often 0. (The CPU backend's red
+  // zones hold NaN, as C's poison past B often does on a GPU: elements that
+  // read it are not finite and outside_read_hypotheses names them.)
+  for (const std::uint32_t bits : {0u}) {
     if (value || sample.empty()) break;
     CaseData known = d;
     known.outside_known = true;
@@ -473,8 +474,7 @@ std::vector<Diagnosis> matching_hypotheses(const CaseData& d) {
       value.reset();
       continue;
     }
-    value->text += " (it reads past the end of the matrix: the affected elements hold exactly what lies there, " +
-                   std::string(bits ? "the CPU backend's out-of-bounds filler" : "zeros") + ")";
+    value->text += " (it reads past the end of the matrix: the affected elements hold exactly what lies there, zeros)";
   }
   // A leading dimension found from the values is the more precise account of
   // the same bug as one found from the unwritten elements.

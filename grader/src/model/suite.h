@@ -71,6 +71,17 @@ struct Check {
   SourceLocation where;
 };
 
+// Whether the sanitizer check's memcheck covers correctness case c (one
+// process over the check's shape and every case no larger than 256^3; a
+// public check leaves out hidden cases, so that its message never names a
+// hidden shape): on a GPU compute-sanitizer runs them, on the CPU backend a
+// runner failure in one of them fails the check alike.
+inline constexpr double kMemcheckMaxVolume = double(1 << 24);
+inline bool memcheck_covers(const Check& check, const Case& c) {
+  if (c.visibility == Visibility::Hidden && check.visibility == Visibility::Public) return false;
+  return double(c.m) * c.n * c.k <= kMemcheckMaxVolume;
+}
+
 struct Suite {
   std::string path;
   std::string name;

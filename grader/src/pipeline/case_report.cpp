@@ -23,6 +23,11 @@ const Diagnosis kHangHint{
     "counter that is never incremented) or a barrier not all threads reach, or far more work than the shape needs "
     "(e.g. a grid much larger than C, or every block walking more K tiles than k has)"};
 
+const Diagnosis kBlockRaceHint{
+    "race.between_blocks",
+    "a race between blocks: two blocks store to the same element of global memory in one launch, and nothing "
+    "orders them on a GPU (a sum split over several blocks needs atomicAdd; a global array used as a tile needs "
+    "__shared__)"};
 
 void mark_not_run(TestResult& t, const std::string& why, Status status) {
   t.status = status;
@@ -147,6 +152,15 @@ void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differ
     if (differs_between_runs) t.detail += "the output changed between two runs on the same inputs\n";
   }
   t.comparison = std::move(cmp);
+}
+
+void note_block_race(TestResult& t, const std::string& first, unsigned long long stores) {
+  if (t.status == Status::Passed) t.verdict += ", but with a race between blocks (see the details)";
+  t.detail += "race between blocks: " + first + " (" + std::to_string(stores) + " store" + (stores == 1 ? "" : "s") +
+              " in all to elements another block had written with other values in the same launch)\n"
+              "(on a GPU the blocks run at once and such updates are lost or overwritten in no fixed order; "
+              "the sanitizer check takes points for it)\n";
+  t.diagnoses.push_back(kBlockRaceHint);
 }
 
 void note_out_of_bounds(TestResult& t, const std::string& access) {

@@ -14,6 +14,7 @@ namespace sg {
 extern const Diagnosis kOutOfBoundsHint;
 extern const Diagnosis kRaceHint;
 extern const Diagnosis kHangHint;
+extern const Diagnosis kBlockRaceHint;
 
 // A test that did not run, with the reason (keeps its max_score).
 void mark_not_run(TestResult& t, const std::string& why, Status status = Status::Failed);
@@ -30,6 +31,12 @@ void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differ
 // CPU backend's red zones): the case keeps the verdict of its values, as on
 // a GPU, and the feedback names the access.
 void note_out_of_bounds(TestResult& t, const std::string& access);
+
+// The runner reported stores that raced with another block's in the same
+// launch (the CPU backend's race check between blocks): the case keeps the
+// verdict of its values, the feedback names the first, and the sanitizer
+// check takes points for it.
+void note_block_race(TestResult& t, const std::string& first, unsigned long long stores);
 
 // Text for people: counts, first wrong elements, the tile map.
 std::string describe_comparison(const Comparison& cmp, int m, int n);

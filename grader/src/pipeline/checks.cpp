@@ -80,12 +80,13 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
                   " times (the tiled reference: " + count_text(kReferenceReuse) +
                   ", computed from its 16x16 tiles; naive: 1)";
       if (t.status == Status::Failed) t.verdict += "; at least " + fixed1(c.min_reuse) + " is needed";
-      t.detail = std::string(to_string(m.source)) + " counted " + count_text(m.loads) +
+      t.detail = std::string(m.source == ReuseSource::CpuCount ? "the CPU layer" : to_string(m.source)) + " counted " +
+                 count_text(m.loads) +
                  " warp-level global load instructions in " + std::to_string(m.kernels) + " kernel launch" +
                  (m.kernels == 1 ? "" : "es") + " at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
                  std::to_string(c.n) + "; a one-thread-per-element kernel issues 2*m*n*k/32 = " +
                  count_text(m.naive_loads) + " there\nin the compiled code: " + static_verdict(s) + "\n" + s.detail;
-      if (t.status == Status::Failed) t.diagnoses.push_back(kLowReuse);
+      if (factor < c.min_reuse) t.diagnoses.push_back(kLowReuse);
       break;
     }
     case ReuseMeasurement::Outcome::Unavailable: {
@@ -109,14 +110,51 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
   score_by_status(t);
 }
 
+// The structure check pays only for a kernel that computes something right
+// (as the sanitizer check): a correctness case must have passed. Backends
+// count the loads of whatever basicSgemm launches, also of a kernel whose
+// result is wrong.
+void structure_needs_a_correct_case(const CheckContext& ctx, TestResult& t) {
+  if (t.status != Status::Passed || ctx.any_case_correct) return;
+  t.status = Status::Failed;
+  t.verdict = "no points: no correctness case passed (the check pays only for a kernel that computes C); " + t.verdict;
+  score_by_status(t);
+}
+
+// "a, b, c, d, ..." for up to four names.
+std::string first_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < 4; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 4) out += ", ...";
+  return out;
+}
+
 // A kernel that does nothing is trivially clean: the check only pays for a
-// kernel that computes something right.
-void sanitizer_needs_a_correct_case(const CheckContext& ctx, TestResult& t) {
-  if (t.status == Status::Passed && !ctx.cases_out_of_bounds.empty()) {
-    std::string names;
-    for (std::size_t i = 0; i < ctx.cases_out_of_bounds.size() && i < 4; ++i)
-      names += (i ? ", " : "") + ctx.cases_out_of_bounds[i];
-    if (ctx.cases_out_of_bounds.size() > 4) names += ", ...";
+// kernel that computes something right. And memcheck covers the small cases
+// (memcheck_covers): where the backend's own tool did not run them (the CPU
+// backend) and the runner failed in one (a crash, a hang, a refused launch),
+// the check fails as compute-sanitizer does on a GPU.
+void sanitizer_needs_a_correct_case(const Check& c, const CheckContext& ctx, TestResult& t) {
+  std::vector<std::string> failed_runs;
+  for (const Case& cs : ctx.sanitizer.cases) {
+    if (ctx.backend->sanitizer_runs_cases() || !memcheck_covers(c, cs)) continue;
+    for (const TestResult& r : ctx.tests)
+      if (r.name == cs.name && r.status == Status::Failed && !r.comparison) failed_runs.push_back(cs.name);
+  }
+  if (t.status == Status::Passed && !failed_runs.empty()) {
+    t.status = Status::Failed;
+    t.verdict = "no points: the program failed in " + std::to_string(failed_runs.size()) + " small correctness case" +
+                (failed_runs.size() == 1 ? "" : "s") + " (" + first_names(failed_runs) +
+                "; see their details), which the sanitizer covers";
+  } else if (t.status == Status::Passed && !ctx.cases_with_block_races.empty()) {
+    t.status = Status::Failed;
+    t.verdict = "no points: blocks raced in " + std::to_string(ctx.cases_with_block_races.size()) +
+                " correctness case" + (ctx.cases_with_block_races.size() == 1 ? "" : "s") + " (" +
+                first_names(ctx.cases_with_block_races) +
+                "; see their details), although the sanitizer's own shape was clean";
+    t.diagnoses.push_back(kBlockRaceHint);
+  } else if (t.status == Status::Passed && !ctx.cases_out_of_bounds.empty()) {
+    const std::string names = first_names(ctx.cases_out_of_bounds);
     t.status = Status::Failed;
     t.verdict = "no points: out-of-bounds accesses in " + std::to_string(ctx.cases_out_of_bounds.size()) +
                 " correctness case" + (ctx.cases_out_of_bounds.size() == 1 ? "" : "s") + " (" + names +
@@ -138,11 +176,13 @@ void run_check(const Check& c, CheckStage stage, const CheckContext& ctx, TestRe
       if (stage == CheckStage::AfterBuild) symbols_check(ctx, t);
       return;
     case CheckKind::SharedAndBarrier:
-      if (stage == CheckStage::AfterBuild) structure_check(c, ctx, t);
+      if (stage == (ctx.backend->reuse_after_cases() ? CheckStage::AfterCases : CheckStage::AfterBuild))
+        structure_check(c, ctx, t);
+      if (stage == CheckStage::AfterCases) structure_needs_a_correct_case(ctx, t);
       return;
     case CheckKind::Sanitizer:
       if (stage == CheckStage::BeforeCases) ctx.backend->sanitizer(c, ctx.sanitizer, t);
-      if (stage == CheckStage::AfterCases) sanitizer_needs_a_correct_case(ctx, t);
+      if (stage == CheckStage::AfterCases) sanitizer_needs_a_correct_case(c, ctx, t);
       return;
   }
 }

@@ -59,6 +59,8 @@ double round2(double x) { return std::round(x * 100.0) / 100.0; }
 struct PreparedCase {
   CaseInputs in;
   std::vector<double> c64, abs_ab;
+  // Where the oracle is still being computed beside the case's run (Backend::oracle_on_host).
+  std::shared_future<void> oracle;
 };
 
 // One checked launch, compared with the oracle (when the runner answered).
@@ -112,6 +114,9 @@ class Grader {
   void log_take(const std::string& what, int take, double spread, double slowdown) const;
   // A case's inputs and FP64 oracle result (also on a second thread).
   PreparedCase prepare(const Case& c);
+  // The same with the oracle still being computed on a second thread
+  // (PreparedCase::oracle): checked_run waits for it after the run.
+  std::unique_ptr<PreparedCase> prepare_beside_run(const Case& c);
   // A shared hold on the device for one untimed step. Never asked for while
   // this grading holds the device to itself: it would wait for itself.
   std::unique_ptr<DeviceHold> take_shared_hold();
@@ -130,6 +135,7 @@ class Grader {
   std::unique_ptr<RunnerSession> baseline_;  // the grader's baseline runner, where cases are timed
   std::unique_ptr<RunnerSession> session_;
   std::vector<SizeOutcome> outcomes_;
+  std::vector<CountedCase> counted_;  // each case's checked launch as the CPU layer counted it
   bool a_case_hung_ = false;  // later cases get case_time_limit_after_hang
   std::mutex oracle_mutex_;  // the timed cases' oracles are made on a second thread
   std::mutex hold_stats_mutex_;
@@ -153,17 +159,19 @@ void Grader::run_checks(CheckStage stage) {
   CheckContext ctx;
   ctx.backend = backend_.get();
   ctx.build = &build_;
-  ctx.sanitizer = {build_.runner, &runner_config_, work_.sub("logs"), r_.seed, {}};
+  ctx.sanitizer = {build_.runner, &runner_config_, work_.sub("logs"), r_.seed, {}, {}};
   for (const Case& c : suite_.cases)
     if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
+  ctx.sanitizer.counted = counted_;
   for (const auto& t : r_.tests) {
     if (t.kind != TestKind::Correctness) continue;
+    ctx.tests.push_back(t);
     ctx.any_case_correct |= t.status == Status::Passed;
-    for (const Diagnosis& d : t.diagnoses)
-      if (d.id == kOutOfBoundsHint.id) {
-        ctx.cases_out_of_bounds.push_back(t.name);
-        break;
-      }
+    const auto has = [&t](const Diagnosis& hint) {
+      return std::any_of(t.diagnoses.begin(), t.diagnoses.end(), [&](const Diagnosis& d) { return d.id == hint.id; });
+    };
+    if (has(kOutOfBoundsHint)) ctx.cases_out_of_bounds.push_back(t.name);
+    if (has(kBlockRaceHint)) ctx.cases_with_block_races.push_back(t.name);
   }
   for (const Check& c : suite_.checks)
     if (wanted(c.visibility)) run_check(c, stage, ctx, r_.tests[index_of(c.name)]);
@@ -188,15 +196,27 @@ PreparedCase Grader::prepare(const Case& c) {
   return p;
 }
 
+std::unique_ptr<PreparedCase> Grader::prepare_beside_run(const Case& c) {
+  auto p = std::make_unique<PreparedCase>();
+  p->in = make_inputs(c, r_.seed);
+  PreparedCase* made = p.get();  // stays where it is until the case has waited for the oracle
+  p->oracle = std::async(std::launch::async, [this, &c, made] {
+                const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex_);
+                backend_->oracle(c, made->in, made->c64, made->abs_ab);
+              }).share();
+  return p;
+}
+
 CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   CheckedRun run;
   const CaseInputs& in = prepared.in;
   run.limit_s = a_case_hung_ ? backend_->case_time_limit_after_hang(c) : backend_->case_time_limit(c);
   {
     const auto hold = take_shared_hold();
-    run.out = session_->run(c.m, c.k, c.n, in.a, in.b, run.limit_s);
+    run.out = session_->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{r_.seed, false});
   }
   if (run.out.kind == CaseOutcome::Kind::TimedOut && !run.out.extended) a_case_hung_ = true;
+  if (prepared.oracle.valid()) prepared.oracle.get();  // computed beside the run
   if (run.out.kind != CaseOutcome::Kind::Ok) return run;
   CompareInput ci_in;
   ci_in.m = c.m;
@@ -211,7 +231,7 @@ CheckedRun Grader::checked_run(const Case& c, const PreparedCase& prepared) {
   if (run.cmp->wrong > 0 && backend_->launches_can_differ() && double(c.m) * c.n * c.k <= 2e9) {
     // Run the same inputs again: an output that moves is a race, not a formula bug.
     const auto hold = take_shared_hold();
-    CaseOutcome again = session_->run(c.m, c.k, c.n, in.a, in.b, run.limit_s);
+    CaseOutcome again = session_->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{r_.seed, false});
     if (again.kind == CaseOutcome::Kind::Ok)
       run.differs = std::memcmp(again.reply.c.data(), run.out.reply.c.data(),
                                 sizeof(float) * run.out.reply.c.size()) != 0;
@@ -236,6 +256,7 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
       t.detail += buf;
     }
     outcomes_.push_back({c.m, c.k, c.n, false});
+    counted_.push_back({c.m, c.k, c.n, false, t.verdict, 0, 0});
     return false;
   }
   const bool correct = run.cmp->wrong == 0;
@@ -253,6 +274,10 @@ bool Grader::check_case(const Case& c, std::size_t ci, const PreparedCase& prepa
     t.detail += "checked on a partition of " + std::to_string(sms) +
                 " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
   if (!run.out.reply.message.empty()) note_out_of_bounds(t, run.out.reply.message);
+  if (!run.out.reply.block_race.empty())
+    note_block_race(t, run.out.reply.block_race, run.out.reply.header.racing_stores);
+  const proto::ReplyHeader& h = run.out.reply.header;
+  counted_.push_back({c.m, c.k, c.n, true, "", h.global_loads, h.kernel_launches});
   if (run.out.extended) {
     char buf[320];
     std::snprintf(buf, sizeof buf,
@@ -271,7 +296,13 @@ void Grader::correctness_case(const Case& c, std::size_t ci) {
     mark_not_run(r_.tests[ci], why, Status::Skipped);
     return;
   }
-  check_case(c, ci, prepare(c));
+  // Where the oracle is host work, it runs beside the case (the runner uses one core).
+  if (backend_->oracle_on_host()) {
+    const std::unique_ptr<PreparedCase> prepared = prepare_beside_run(c);
+    check_case(c, ci, *prepared);
+  } else {
+    check_case(c, ci, prepare(c));
+  }
 }
 
 std::optional<Grader::TimedCase> Grader::check_performance_case(const Case& c, std::size_t ci,

@@ -182,12 +182,14 @@ bool RunnerSession::ready(double timeout_s) {
 }
 
 CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b,
-                               double timeout_s) {
+                               double timeout_s, const CaseSchedule& schedule) {
   proto::RunCaseRequest q;
   q.type = proto::RequestType::RunCase;
   q.m = m;
   q.k = k;
   q.n = n;
+  q.seed = schedule.seed;
+  q.ascending = schedule.ascending ? 1 : 0;
   return exchange(q, {&a, &b}, true, timeout_s);
 }
 

@@ -52,6 +52,15 @@ struct CaseOutcome {
   double limit_s = 0;
 };
 
+// How the CPU layer runs a checked launch (proto RunCase's seed and
+// ascending): the seed of the resident blocks' turns, and each block's
+// threads in ascending order between barriers (the race check's second run).
+// The GPU runner ignores both.
+struct CaseSchedule {
+  std::uint64_t seed = 0;
+  bool ascending = false;
+};
+
 class RunnerSession {
  public:
   explicit RunnerSession(RunnerConfig cfg);
@@ -68,7 +77,8 @@ class RunnerSession {
   // another. True when it answered.
   bool ready(double timeout_s);
   // One checked launch (proto RunCase).
-  CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s);
+  CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
+                  const CaseSchedule& schedule = {});
   // One timed sample on the inputs of `seed` (proto TimeSeeded): judge_ms is
   // its time, reply.header.digest_a/b the runner's commitment to C.
   CaseOutcome time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch, double timeout_s,

@@ -24,9 +24,9 @@ namespace {
 
 // Both ends are built from this header on one machine, so the header goes
 // over the wire as its raw bytes; pin the layout so a change is noticed.
-static_assert(sizeof(ReplyHeader) == 64 && std::is_trivially_copyable_v<ReplyHeader>,
+static_assert(sizeof(ReplyHeader) == 88 && std::is_trivially_copyable_v<ReplyHeader>,
               "ReplyHeader layout is part of the wire format");
-static_assert(sizeof(RunCaseRequest) == 48 && std::is_trivially_copyable_v<RunCaseRequest>,
+static_assert(sizeof(RunCaseRequest) == 56 && std::is_trivially_copyable_v<RunCaseRequest>,
               "RunCaseRequest layout is part of the wire format");
 
 constexpr std::uint32_t kMaxMessageLen = 64 * 1024;
@@ -252,9 +252,9 @@ bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expe
             std::to_string(expect_m) + " x " + std::to_string(expect_n);
     return false;
   }
-  if (h.message_len > kMaxMessageLen) {
-    error = "reply message of " + std::to_string(h.message_len) + " bytes exceeds the limit of " +
-            std::to_string(kMaxMessageLen);
+  if (h.message_len > kMaxMessageLen || h.block_race_len > kMaxMessageLen) {
+    error = "reply message of " + std::to_string(std::max(h.message_len, h.block_race_len)) +
+            " bytes exceeds the limit of " + std::to_string(kMaxMessageLen);
     return false;
   }
 
@@ -262,6 +262,9 @@ bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expe
   r.message.assign(h.message_len, '\0');
   if (!read_part(fd, r.message.data(), r.message.size(), deadline, "the message", error)) return false;
   make_printable(r.message);
+  r.block_race.assign(h.block_race_len, '\0');
+  if (!read_part(fd, r.block_race.data(), r.block_race.size(), deadline, "the race report", error)) return false;
+  make_printable(r.block_race);
   if (h.status == ReplyStatus::Ok && expect_c) {
     r.c.assign(static_cast<std::size_t>(h.m) * static_cast<std::size_t>(h.n), 0.0f);
     if (!read_part(fd, r.c.data(), r.c.size() * sizeof(float), deadline, "C", error)) return false;
@@ -306,11 +309,13 @@ bool write_reply(int fd, const Reply& r) {
   const bool with_c = h.status == ReplyStatus::Ok && !r.c.empty();
   if (with_c && r.c.size() != static_cast<std::size_t>(h.m) * static_cast<std::size_t>(h.n)) return false;
   const std::size_t message_len = std::min<std::size_t>(r.message.size(), kMaxMessageLen);
+  const std::size_t race_len = std::min<std::size_t>(r.block_race.size(), kMaxMessageLen);
   h.magic = kMagic;
   h.message_len = static_cast<std::uint32_t>(message_len);
+  h.block_race_len = static_cast<std::uint32_t>(race_len);
 
   const auto put = [fd](const void* data, std::size_t bytes) { return write_all(fd, data, bytes); };
-  return put(&h, sizeof h) && put(r.message.data(), message_len) &&
+  return put(&h, sizeof h) && put(r.message.data(), message_len) && put(r.block_race.data(), race_len) &&
          (!with_c || put(r.c.data(), r.c.size() * sizeof(float)));
 }
 

@@ -52,8 +52,13 @@ struct RunCaseRequest {
   // sample's output to write. Samples run back to back (nothing between them,
   // which let the GPU idle and clock down); outputs are written and checked afterwards.
   std::int32_t slot = 0;
-  std::uint64_t seed = 0;        // TimeSeeded: the sample's inputs; SeededOutput: the sample's
+  std::uint64_t seed = 0;        // TimeSeeded: the sample's inputs; SeededOutput: the sample's;
+                                 // RunCase on the CPU backend: the seed of the blocks' turns
   std::uint64_t nonce = 0;       // echoed back so a stale or injected reply is noticed
+  // RunCase on the CPU backend: 1 runs each block's threads in ascending
+  // order between barriers (the race check's second run), 0 descending.
+  std::uint32_t ascending = 0;
+  std::uint32_t reserved = 0;
 };
 
 enum class ReplyStatus : std::uint32_t {
@@ -66,8 +71,8 @@ enum class ReplyStatus : std::uint32_t {
                       // too many threads per block): the runner carries on
 };
 
-// Followed on the wire by: message (message_len bytes), then C (m*n floats)
-// in an Ok reply to RunCase. Every figure here is the
+// Followed on the wire by: message (message_len bytes), block_race
+// (block_race_len bytes), then C (m*n floats) in an Ok reply to RunCase. Every figure here is the
 // runner's claim: it goes into a report, must match what the judge computes
 // itself (the digest), or is bounded by the judge's own clock (the event time).
 struct ReplyHeader {
@@ -85,6 +90,14 @@ struct ReplyHeader {
   // TimeSeeded: CUDA events around the launch, in ms (steadier than any host
   // clock; pipeline/timing.h never lets it fall below the judge's own bound).
   double launch_event_ms = 0;
+  // RunCase on the CPU backend, counted by the CPU layer in the runner:
+  // global loads of the kernels basicSgemm launched, as warp-level
+  // instructions, the launches, and the stores that raced with another
+  // block's (block_race names the first). 0 on the GPU, where ncu counts.
+  double global_loads = 0;
+  std::uint32_t kernel_launches = 0;
+  std::uint32_t block_race_len = 0;
+  std::uint64_t racing_stores = 0;
 };
 
 // The file a SeededOutput of the sample of `seed` writes: m*n floats,
@@ -94,6 +107,7 @@ std::string seeded_output_name(std::uint64_t seed);
 struct Reply {
   ReplyHeader header;
   std::string message;
+  std::string block_race;  // CPU backend: the first race between blocks, e.g. "blocks (3,1) and (3,2) both wrote ..."
   std::vector<float> c;
 };
 

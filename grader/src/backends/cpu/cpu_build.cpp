@@ -1,6 +1,16 @@
 // The CPU backend's build (see cpu_build.h). The compiler is a trusted tool
 // run with a deadline through process/process.h; its messages name the
 // student's lines because the rewritten source starts with #line.
+//
+// The steps: rewrite kernel.cu (rewrite.h); preprocess it twice, without
+// and with __CUDA_ARCH__ (nvcc's host and device passes), and refuse a file
+// whose text differs between them (one pass here cannot be both); scan the
+// preprocessed text for what would escape the access hooks
+// (preprocessed_scan.h); compile that same text with the hooks
+// (-fsanitize=kernel-address, every access a call: launch_tracking.h);
+// check the object's symbols with the policy nvcc objects get
+// (static_checks/symbol_policy.h); make its helpers local; link it with the
+// runner and the layer, memcpy, memmove and memset wrapped.
 #include "backends/cpu/cpu_build.h"
 
 #include <unistd.h>
@@ -14,6 +24,7 @@
 #include <vector>
 
 #include "backends/cpu/compiler_messages.h"
+#include "backends/cpu/preprocessed_scan.h"
 #include "backends/cpu/rewrite.h"
 #include "process/process.h"
 #include "static_checks/static_checks.h"
@@ -27,6 +38,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kLogCap = 64 << 10;
+constexpr std::size_t kPreprocessedCap = 64 << 20;  // far beyond any honest kernel.cu with its headers
+
+// How every compiler run sees the source: the layer's headers, the student's folder.
+std::vector<std::string> source_flags(const std::string& include_dir, const std::string& kernel_dir) {
+  return {"-std=c++17", "-I" + include_dir, "-iquote", kernel_dir};
+}
+
+// The access hooks: every load and store of the student's code tests its
+// shadow byte inline, at the layer's own shadow (launch_tracking.h), and
+// calls a hook for global memory; no poisoning of the stack or globals.
+const std::vector<std::string> kHookFlags = {
+    "-fsanitize=kernel-address", "-fasan-shadow-offset=0x7fff8000", "--param",
+    "asan-instrumentation-with-call-threshold=1000000", "--param", "asan-stack=0", "--param", "asan-globals=0"};
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -72,6 +96,14 @@ bool read_file(const std::string& path, std::string& out) {
   ss << in.rdbuf();
   out = ss.str();
   return !in.bad();
+}
+
+// At most `cap` bytes of the file; false when it is missing or larger.
+bool read_capped(const std::string& path, std::size_t cap, std::string& out) {
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  if (ec || size > cap) return false;
+  return read_file(path, out);
 }
 
 bool write_file(const std::string& path, const std::string& text) {
@@ -130,21 +162,65 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
                        fs::absolute(paths.runner_object, ec).string()};
   const std::string kernel_dir = fs::absolute(kernel, ec).parent_path().string();
   if (kernel_dir != dir.string()) sandbox.read_only.push_back(kernel_dir);  // its quoted includes
+  const std::vector<std::string> src_flags = source_flags(include_dir, kernel_dir);
   std::string log;
-  const Step compile = run_step({cxx, "-std=c++17", "-O2", "-fno-strict-aliasing", "-fdiagnostics-color=never",
-                                 "-fmax-errors=20", "-I" + include_dir, "-iquote", kernel_dir, "-c", "cpu_kernel.cpp",
-                                 "-o", "cpu_kernel.o"},
-                                dir.string(), (dir / "cpu_compile.log").string(), timeout_s, sandbox);
-  log += student_facing_messages(compile.output, source);
+
+  // Preprocessed twice: as nvcc's host pass sees the file, and as its device pass does.
+  // __SANITIZE_ADDRESS__ is gcc's and would tell this build from nvcc's.
+  std::string pass_text[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    std::vector<std::string> argv = {cxx, "-E"};
+    argv.insert(argv.end(), src_flags.begin(), src_flags.end());
+    argv.insert(argv.end(), kHookFlags.begin(), kHookFlags.end());
+    argv.push_back("-U__SANITIZE_ADDRESS__");
+    if (pass == 1) argv.push_back("-D__CUDA_ARCH__=900");
+    const std::string out = pass == 0 ? "cpu_kernel.ii" : "cpu_kernel_device_pass.ii";
+    argv.insert(argv.end(), {"-fdiagnostics-color=never", "-fmax-errors=20", "cpu_kernel.cpp", "-o", out});
+    const Step pre = run_step(argv, dir.string(), (dir / ("cpu_preprocess" + std::to_string(pass) + ".log")).string(),
+                              timeout_s - seconds_since(t0), sandbox);
+    if (!pre.ok) return finish(false, log + student_facing_messages(pre.output, source));
+    if (!read_capped((dir / out).string(), kPreprocessedCap, pass_text[pass]))
+      return finish(false, "kernel.cu is larger than " + std::to_string(kPreprocessedCap >> 20) +
+                               " MiB once preprocessed; it cannot be built for the CPU backend\n");
+  }
+  if (pass_text[0] != pass_text[1]) {
+    r.depends_on_arch = true;
+    return finish(false, "kernel.cu's code depends on __CUDA_ARCH__: nvcc compiles it once for the host and "
+                         "once for the GPU, and the two see different code; the CPU backend compiles host and "
+                         "device code in one pass and cannot give each its own view\n");
+  }
+  pass_text[1].clear();
+  const std::vector<std::string> escapes = scan_preprocessed(pass_text[0], "kernel.cu");
+  if (!escapes.empty()) {
+    std::string text = "kernel.cu cannot be built for the CPU backend:\n";
+    for (const std::string& e : escapes) text += e + "\n";
+    return finish(false, text);
+  }
+  pass_text[0].clear();
+
+  std::vector<std::string> compile = {cxx, "-x", "c++-cpp-output", "-std=c++17", "-O2", "-fno-strict-aliasing"};
+  compile.insert(compile.end(), kHookFlags.begin(), kHookFlags.end());
+  compile.insert(compile.end(), {"-fdiagnostics-color=never", "-fmax-errors=20", "-c", "cpu_kernel.ii", "-o",
+                                 "cpu_kernel.o"});
+  const Step compiled = run_step(compile, dir.string(), (dir / "cpu_compile.log").string(),
+                                 timeout_s - seconds_since(t0), sandbox);
+  log += student_facing_messages(compiled.output, source);
   if (log.find("cudacpu::launch") != std::string::npos)
     log = "(On the CPU backend a kernel launch reads as ::cudacpu::launch(kernel, grid, block, ...).)\n" + log;
-  if (!compile.ok) return finish(false, log);
+  if (!compiled.ok) return finish(false, log);
+  // The policy nvcc's object gets, on what is linked here.
+  const SymbolReport symbols = check_cpu_symbols((dir / "cpu_kernel.o").string());
+  if (!symbols.ok) {
+    r.rejected = symbols.problems;
+    return finish(false, log);
+  }
   // The student's helpers stay private to kernel.cu, as on the GPU backend.
   if (std::string err = localise_helpers((dir / "cpu_kernel.o").string(), r.helpers); !err.empty())
     return finish(false, log + err + "\n");
   const double left = timeout_s - seconds_since(t0);
   const Step link = run_step({cxx, "cpu_kernel.o", fs::absolute(paths.runner_object, ec).string(),
-                              fs::absolute(paths.library, ec).string(), "-pthread", "-o", "cpu_runner"},
+                              fs::absolute(paths.library, ec).string(), "-pthread",
+                              "-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset", "-o", "cpu_runner"},
                              dir.string(), (dir / "cpu_link.log").string(), left, sandbox);
   log += link.output;
   if (!link.ok) return finish(false, log + "linking the CPU runner failed\n");

@@ -22,12 +22,17 @@ struct CpuBuildResult {
   std::string log;     // rewriter problems or compiler/linker output (capped); names kernel.cu lines
   std::string runner;  // path of the runner executable when ok
   std::vector<std::string> helpers;  // the student's global names made local before linking
+  // Not built for a reason other than a compile error: the symbol policy's
+  // problems (a rejection), or code that depends on __CUDA_ARCH__.
+  std::vector<std::string> rejected;
+  bool depends_on_arch = false;
   double seconds = 0;  // wall time of the whole build
 };
 
 // `kernel_cu` is the submission's kernel.cu (or a folder holding one). All
 // outputs go into `workdir` (created if needed): cpu_kernel.cpp (the
-// rewritten source), cpu_kernel.o, cpu_runner and cpu_build.log. Compile and
+// rewritten source), cpu_kernel.ii (it preprocessed), cpu_kernel.o,
+// cpu_runner and cpu_build.log. Compile and
 // link together get `timeout_s` of wall time.
 CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string& workdir, const CpuPaths& paths,
                                 double timeout_s);

@@ -14,14 +14,14 @@
 namespace sg {
 namespace {
 
-// One run of the check's case in a fresh runner.
+// One run of the check's case in a fresh runner, started as every runner is:
+// the order is the request's (as the blocks' turns, from the same seed).
 CaseOutcome run_once(const Check& c, RunnerConfig rc, const std::string& log_dir, bool forward,
-                     const CaseInputs& in) {
-  if (forward) rc.env.push_back("CUDACPU_SCHEDULE=forward");
+                     const CaseInputs& in, std::uint64_t seed) {
   rc.log_dir = log_dir + (forward ? "/ascending-order" : "/descending-order");
   std::filesystem::create_directories(rc.log_dir);
   RunnerSession session(rc);
-  CaseOutcome out = session.run(c.m, c.k, c.n, in.a, in.b, cpu_sanitizer_run_limit(c));
+  CaseOutcome out = session.run(c.m, c.k, c.n, in.a, in.b, cpu_sanitizer_run_limit(c), CaseSchedule{seed, forward});
   session.stop();
   return out;
 }
@@ -46,7 +46,7 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
   const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, seed ^ 0x5a417e5ull);
   std::vector<CaseOutcome> runs;
   for (bool forward : {false, true}) {
-    runs.push_back(run_once(c, runner, log_dir, forward, in));
+    runs.push_back(run_once(c, runner, log_dir, forward, in, seed));
     if (runs.back().kind != CaseOutcome::Kind::Ok) {
       t.status = Status::Failed;
       t.verdict = std::string("the program failed") + (forward ? " with the threads in ascending order" : "") +
@@ -61,6 +61,12 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
     found.push_back("memcheck found errors");
     t.detail += "memcheck: " + stray + "\n";
     t.diagnoses.push_back(kOutOfBoundsHint);
+  }
+  // Races between blocks: stores to an element another block wrote in the same launch.
+  if (const std::string& race = runs[0].reply.block_race; !race.empty()) {
+    found.push_back("blocks raced");
+    t.detail += "race between blocks: " + race + "\n";
+    t.diagnoses.push_back(kBlockRaceHint);
   }
   // racecheck: the two orders must agree up to rounding.
   std::vector<double> c64, abs_ab;
@@ -78,8 +84,8 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
   }
   if (found.empty()) {
     t.status = Status::Passed;
-    t.verdict = "no out-of-bounds accesses, and the same result with each block's threads run in either order "
-                "(the CPU backend's memcheck and racecheck)";
+    t.verdict = "no out-of-bounds accesses, no races between blocks, and the same result with each block's threads "
+                "run in either order (the CPU backend's memcheck and racecheck)";
     return;
   }
   t.status = Status::Failed;

@@ -1,8 +1,9 @@
 // The sanitizer check on the CPU backend, standing in for compute-sanitizer:
 // "memcheck" is the CPU layer's red zones (an out-of-bounds access near A, B
-// or C is recorded and named in the runner's reply), "racecheck" runs the
-// case in a second runner whose blocks run their threads in the opposite
-// order (CUDACPU_SCHEDULE=forward). A kernel free of shared-memory races computes
+// or C is recorded and named in the runner's reply) and its race check
+// between blocks (two blocks storing to one element of C in a launch),
+// "racecheck" runs the case in a second runner whose blocks run their
+// threads in the opposite order (the request's `ascending`). A kernel free of shared-memory races computes
 // the same result either way; a missing __syncthreads does not. The judge
 // compares the two results itself: the runners only send C back.
 #pragma once

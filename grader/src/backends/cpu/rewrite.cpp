@@ -83,6 +83,7 @@ class Rewriter {
   void identifier(std::size_t i, const std::string& s) {
     const Token& t = toks_[i];
     if (s == "__global__" || s == "__device__") {
+      if (s == "__device__" && depth_ == 0 && !t.in_directive && device_variable(i)) return;
       if (device_depth_ < 0 && !t.in_directive) pending_device_ = true;
     } else if (s == "__shared__") {
       shared(i);
@@ -94,33 +95,44 @@ class Rewriter {
     }
   }
 
-  // `__shared__` becomes `static thread_local` (blocks run on several worker
-  // threads, one block at a time each); an array declared in a kernel
-  // (`__shared__ T name[N]...;`) gets bounds-checked storage instead;
-  // `extern __shared__ T name[];` becomes a pointer to the block's dynamic
-  // shared memory.
+  // `__shared__ T a[N]..., b...;` in a function: each name becomes a
+  // reference to its copy for the running block (cudacpu::detail::SharedArray:
+  // one per resident block, guarded so that an index past the end is
+  // named); `extern __shared__ T name[];` becomes a pointer to the block's
+  // dynamic shared memory. Other forms are named as not supported: a
+  // `static thread_local` copy would be one for all resident blocks.
   void shared(std::size_t i) {
     const Token& t = toks_[i];
     if (i > 0 && is(i - 1, "extern")) {
       dynamic_shared(i);
       return;
     }
-    const bool already_static = (i > 0 && is(i - 1, "static")) || is(i + 1, "static");
-    if (!already_static && depth_ > 0 && guarded_shared_array(i)) return;
-    edits_.push_back({t.offset, t.length, already_static ? "thread_local" : "static thread_local"});
+    if (t.in_directive) return;  // a macro's body: the layer's own __shared__ names it when used
+    if (depth_ == 0) {
+      unsupported(t.line, "`__shared__` at file scope (declare it inside the kernel)");
+      return;
+    }
+    if (!per_block_shared(i))
+      unsupported(t.line, "this form of `__shared__` declaration (use `__shared__ T name[N]...;`, one or more "
+                          "names, no initializer)");
   }
 
-  // `__shared__ T name[N]...;` in a function: a reference to a per-worker
-  // device allocation (cudacpu::detail::SharedArray), whose red zone catches
-  // an index past the end. False (nothing edited) for any other form: several
-  // declarators, an initializer, alignment attributes, a scalar.
-  bool guarded_shared_array(std::size_t i) {
+  // `[static] __device__ T name[N]...;` at file scope (one name, no
+  // initializer): a variable in global memory, which the rewriter gives
+  // device memory of the layer's (cudacpu::detail::DeviceVariable), so that
+  // kernels' accesses to it are seen as global ones and host code cannot
+  // touch it, as on a GPU. False (nothing edited) for any other form: a
+  // function, an initializer, extern, several names, __constant__.
+  bool device_variable(std::size_t i) {
+    const std::size_t begin = i > 0 && is(i - 1, "static") ? i - 1 : i;
+    if (i > 0 && (is(i - 1, "extern") || is(i - 1, ">"))) return false;
     std::size_t j = i + 1, first_bracket = 0;
     int depth = 0;
-    for (; j < toks_.size() && !(depth == 0 && is(j, ";")); ++j) {
+    for (; j < toks_.size(); ++j) {
       const std::string s = text(j);
-      if (s == "{" || s == "}" || s == "=" || s == "(" || s == "__align__" || s == "alignas" ||
-          s == "__attribute__" || toks_[j].in_directive || (depth == 0 && s == ","))
+      if (depth == 0 && s == ";") break;
+      if (toks_[j].in_directive || s == "(" || s == "{" || s == "=" || s == "," || s == "<" || s == "__constant__" ||
+          s == "__managed__" || s == "__shared__" || s == "extern" || s == "__attribute__" || s == "&" || s == "*")
         return false;
       if (s == "[") {
         if (depth == 0 && first_bracket == 0) first_bracket = j;
@@ -131,19 +143,98 @@ class Rewriter {
         return false;  // something after the dimensions
       }
     }
-    if (j >= toks_.size() || first_bracket < i + 3 || !is(j - 1, "]") ||
-        toks_[first_bracket - 1].kind != TokenKind::Identifier)
-      return false;
+    if (j >= toks_.size()) return false;
+    const std::size_t name_at = first_bracket != 0 ? first_bracket - 1 : j - 1;
+    if (name_at <= i || toks_[name_at].kind != TokenKind::Identifier) return false;
     std::string type;
-    for (std::size_t k = i + 1; k + 1 < first_bracket; ++k) type += (type.empty() ? "" : " ") + text(k);
-    const std::string name = text(first_bracket - 1);
-    const std::size_t dims_begin = toks_[first_bracket].offset;
-    const std::string dims = src_.substr(dims_begin, toks_[j - 1].offset + toks_[j - 1].length - dims_begin);
-    const std::string storage = name + "_cudacpu_shared_";
-    const std::string repl = "static thread_local ::cudacpu::detail::SharedArray<" + type + " " + dims + "> " +
-                             storage + "; " + type + " (&" + name + ")" + dims + " = " + storage + ".get(\"" +
-                             name + "\");";
-    edit_keeping_lines(toks_[i].offset, toks_[j].offset + toks_[j].length - toks_[i].offset, repl);
+    for (std::size_t k = i + 1; k < name_at; ++k) {
+      if (is(k, "static")) continue;
+      type += (type.empty() ? "" : " ") + text(k);
+    }
+    if (type.empty()) return false;
+    const std::string dims =
+        first_bracket == 0 ? "" : src_.substr(toks_[first_bracket].offset, toks_[j].offset - toks_[first_bracket].offset);
+    const std::string name = text(name_at);
+    const std::string storage = name + "_cudacpu_device_";
+    const std::string linkage = begin != i ? "static " : "";
+    const std::string repl = "static ::cudacpu::detail::DeviceVariable<" + type + (dims.empty() ? "" : " " + dims) +
+                             "> " + storage +
+                             "(\"" + name + "\"); " + linkage + type + " (&" + name + ")" + dims + " = " + storage +
+                             ".get();";
+    edit_keeping_lines(toks_[begin].offset, toks_[j].offset + toks_[j].length - toks_[begin].offset, repl);
+    return true;
+  }
+
+  // The declaration from `__shared__` (or a `static` before it) to its `;`.
+  // False (nothing edited) for a form it does not take apart.
+  bool per_block_shared(std::size_t i) {
+    const std::size_t begin = i > 0 && is(i - 1, "static") ? i - 1 : i;
+    std::vector<std::vector<std::size_t>> decls(1);  // token indices of each declarator, type in the first
+    std::string align;
+    int depth = 0;
+    std::size_t j = i + 1;
+    for (; j < toks_.size(); ++j) {
+      const std::string s = text(j);
+      if (depth == 0 && s == ";") break;
+      if (toks_[j].in_directive || s == "{" || s == "}" || s == "=" || s == "__attribute__" || s == "&" ||
+          s == "&&")
+        return false;
+      if (depth == 0 && (s == "__align__" || s == "alignas")) {
+        const std::size_t close = skip_parens(j + 1);
+        if (close <= j + 1) return false;
+        align = src_.substr(toks_[j + 2].offset, toks_[close].offset - toks_[j + 2].offset);
+        j = close;
+        continue;
+      }
+      if (s == "static" || s == "__shared__") continue;
+      if (s == "(") return false;  // function declarators, parenthesised names
+      if (s == "[" || s == "<") ++depth;
+      if (s == "]" || s == ">") --depth;
+      if (s == ">>") depth -= 2;
+      if (depth < 0) return false;
+      if (depth == 0 && s == ",") {
+        decls.emplace_back();
+        continue;
+      }
+      decls.back().push_back(j);
+    }
+    if (j >= toks_.size()) return false;
+    // Each declarator: [*...] name [dims]; the first also carries the type before it.
+    std::string base_type;
+    std::string repl;
+    for (std::size_t d = 0; d < decls.size(); ++d) {
+      const std::vector<std::size_t>& ts = decls[d];
+      std::size_t name_at = ts.size();
+      for (std::size_t k = 0; k < ts.size(); ++k)
+        if (is(ts[k], "[")) {
+          name_at = k;
+          break;
+        }
+      if (name_at == 0 || name_at > ts.size()) return false;
+      --name_at;  // the identifier before the first `[`, or the last token
+      if (toks_[ts[name_at]].kind != TokenKind::Identifier) return false;
+      std::string type;
+      for (std::size_t k = 0; k < name_at; ++k) type += (type.empty() ? "" : " ") + text(ts[k]);
+      if (d == 0) {
+        base_type = type;
+        while (!base_type.empty() && base_type.back() == '*') base_type.pop_back();  // `float *p, q`
+        while (!base_type.empty() && base_type.back() == ' ') base_type.pop_back();
+        if (base_type.empty()) return false;
+      } else {
+        for (const char c : type)
+          if (c != '*' && c != ' ') return false;  // only pointers may follow the type of the first
+        type = base_type + " " + type;
+      }
+      std::string dims;
+      for (std::size_t k = name_at + 1; k < ts.size(); ++k) dims += text(ts[k]);
+      if (!dims.empty() && dims.front() != '[') return false;
+      const std::string name = text(ts[name_at]);
+      const std::string storage = name + "_cudacpu_shared_";
+      repl += std::string(repl.empty() ? "" : " ") + "static thread_local ::cudacpu::detail::SharedArray<" + type +
+              (dims.empty() ? "" : " " + dims) + (align.empty() ? "" : ", " + align) + "> " + storage + "; " + type +
+              " (&" + name + ")" + dims + " = " + storage + ".get(\"" + name + "\");";
+    }
+    edit_keeping_lines(toks_[begin].offset, toks_[j].offset + toks_[j].length - toks_[begin].offset, repl);
     return true;
   }
 

@@ -32,7 +32,7 @@ const char* const kNames[] = {
     "cudaStreamWaitEvent", "cudaOccupancyMaxActiveBlocksPerMultiprocessor", "cudaOccupancyMaxPotentialBlockSize",
 };
 
-// Atomics: only atomicAdd exists (and without the _block/_system scopes).
+// Atomics: every one of device scope; the _block and _system scopes are not provided.
 const char* const kAtomics[] = {"atomicSub", "atomicExch", "atomicMin", "atomicMax", "atomicInc", "atomicDec",
                                 "atomicCAS", "atomicAnd", "atomicOr",  "atomicXor", "atomicAdd"};
 
@@ -40,6 +40,9 @@ const char* const kHeaderPrefixes[] = {
     "cuda_fp16", "cuda_bf16", "cuda_fp8", "mma.h", "cooperative_groups", "cublas", "cusparse", "cufft", "curand",
     "cusolver", "cudnn", "cutlass", "cub/", "thrust/", "cuda/", "cuda_pipeline", "cuda_awbarrier", "sm_",
     "texture_", "surface_", "nvrtc", "nvToolsExt", "nvtx3/", "crt/",
+    // The host's vector intrinsics: their builtins' loads are not seen by the access hooks.
+    "immintrin", "xmmintrin", "emmintrin", "pmmintrin", "tmmintrin", "smmintrin", "nmmintrin", "avxintrin",
+    "avx2intrin", "x86intrin", "x86gprintrin", "ia32intrin", "mmintrin", "wmmintrin", "arm_neon", "arm_sve",
 };
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
@@ -52,8 +55,7 @@ bool unsupported_identifier(const std::string& name, const std::string& next) {
   for (const std::string base : kAtomics) {
     if (!starts_with(name, base)) continue;
     const std::string scope = name.substr(base.size());
-    if (base == "atomicAdd") return scope == "_block" || scope == "_system";
-    if (scope.empty() || scope == "_block" || scope == "_system") return true;
+    if (scope == "_block" || scope == "_system") return true;
   }
   return false;
 }

@@ -7,7 +7,7 @@
 namespace sg {
 
 // True when identifier `name` names a construct the CPU backend lacks:
-// warp-level intrinsics, atomics other than atomicAdd, inline PTX, textures
+// warp-level intrinsics, atomics of block or system scope, inline PTX, textures
 // and surfaces, cooperative groups, tensor-core and async-copy APIs, and the
 // runtime calls the layer does not offer. `next` is the text of the token
 // after it (`texture` is only a construct before `<`).

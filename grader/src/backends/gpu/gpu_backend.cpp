@@ -187,6 +187,8 @@ class GpuBackend final : public Backend {
   bool launches_can_differ() const override { return true; }
 
   void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) override;
+  // compute-sanitizer's memcheck runs every small case (sanitizer_shapes.h).
+  bool sanitizer_runs_cases() const override { return true; }
   ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) override;
   Sandbox tool_sandbox(const SanitizerContext& ctx) const;
   Sandbox ncu_sandbox(const SanitizerContext& ctx) const;

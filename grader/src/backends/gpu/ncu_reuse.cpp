@@ -75,7 +75,6 @@ int column(const std::vector<std::string>& header, const char* name) {
 
 }  // namespace
 
-double naive_global_loads(int m, int n, int k) { return 2.0 * m * n * k / 32.0; }
 
 NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric) {
   NcuLoads r;

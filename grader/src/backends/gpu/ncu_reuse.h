@@ -13,10 +13,7 @@ namespace sg {
 // The metric: warp-level SASS global-load instructions executed, summed over the GPU.
 inline constexpr const char* kGlobalLoadMetric = "smsp__sass_inst_executed_op_global_ld.sum";
 
-// Warp-level global loads of the naive kernel: two loads (A and B) per
-// multiply-add, one instruction per 32 threads (its warps are full when n is
-// a multiple of 16, as in every shape the suite measures at).
-double naive_global_loads(int m, int n, int k);
+// naive_global_loads (the figure a count is held to): backends/backend.h.
 
 // What ncu's CSV output held.
 struct NcuLoads {

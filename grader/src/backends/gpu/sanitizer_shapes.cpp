@@ -44,11 +44,8 @@ std::vector<SanitizerShape> memcheck_shapes(const Check& check, const std::vecto
     shapes.push_back({m, k, n, dims(m, k, n) + " (" + name + ")"});
   };
   if (check.m > 0 && check.k > 0 && check.n > 0) add(check.m, check.k, check.n, check.name);
-  for (const Case& c : cases) {
-    if (c.visibility == Visibility::Hidden && check.visibility == Visibility::Public) continue;
-    if (double(c.m) * c.n * c.k > kMemcheckMaxVolume) continue;
-    add(c.m, c.k, c.n, c.name);
-  }
+  for (const Case& c : cases)
+    if (memcheck_covers(check, c)) add(c.m, c.k, c.n, c.name);
   return shapes;
 }
 

@@ -14,12 +14,8 @@ struct SanitizerShape {
   std::string label;  // "40x50x36 (m_not_multiple)"
 };
 
-// Cases with m*n*k at or below this run under memcheck (256^3: a second or so each).
-inline constexpr double kMemcheckMaxVolume = double(1 << 24);
-
-// memcheck's shapes: the check's own first, then every case of `cases` no
-// larger than kMemcheckMaxVolume, each shape once. A public check leaves out
-// hidden cases, so that its message never names a hidden shape.
+// memcheck's shapes: the check's own first, then every case of `cases` it
+// covers (model/suite.h, memcheck_covers), each shape once.
 std::vector<SanitizerShape> memcheck_shapes(const Check& check, const std::vector<Case>& cases);
 
 // racecheck's shape, drawn from the grading's seed so that no fixed shape can

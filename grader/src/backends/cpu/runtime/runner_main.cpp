@@ -3,12 +3,13 @@
 // runs the cases the judge sends over fd 3 and sends C back over fd 4
 // (proto/protocol.h). It never times anything (replies carry no samples) and
 // decides nothing. An out-of-bounds access that the kernel went on from is
-// named in an Ok reply's message; the judge's race check runs the same case
-// in a second runner with CUDACPU_SCHEDULE=forward.
+// named in an Ok reply's message, a race between blocks in its block_race,
+// and the kernels' global loads (the structure check's figure) in its
+// header. The judge's race check sends the same case with `ascending` set.
 //
-// Blocks run on one worker thread: with one fixed order of blocks and of
-// threads, a submission's results and messages are the same on every run,
-// even when its blocks race with each other.
+// The request's seed fixes the schedule (which resident blocks take turns
+// when, cudacpu::set_schedule): a submission's results and messages are the
+// same on every run of a case, even when its blocks race with each other.
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "cudacpu.h"
+#include "cudacpu/ext.h"
 #include "proto/protocol.h"
 
 void basicSgemm(int m, int n, int k, const float* A, const float* B, float* C);
@@ -95,7 +97,7 @@ int run_case(const proto::RunCaseRequest& q, FaultReply& fault) {
   if ((err = cudaMalloc(&d.c, mn * sizeof(float))) != cudaSuccess) return fail(err, "cudaMalloc(C)");
   cudacpu::name_allocation(d.a, "A", "float", sizeof(float));
   cudacpu::name_allocation(d.b, "B", "float", sizeof(float));
-  cudacpu::name_allocation(d.c, "C", "float", sizeof(float));
+  cudacpu::name_allocation(d.c, "C", "float", sizeof(float), static_cast<std::size_t>(q.n));
   if ((err = cudaMemcpy(d.a, a.data(), mk * sizeof(float), cudaMemcpyHostToDevice)) != cudaSuccess)
     return fail(err, "cudaMemcpy(A)");
   if ((err = cudaMemcpy(d.b, b.data(), kn * sizeof(float), cudaMemcpyHostToDevice)) != cudaSuccess)
@@ -103,6 +105,9 @@ int run_case(const proto::RunCaseRequest& q, FaultReply& fault) {
   // NaN bytes: an element the kernel never writes cannot pass.
   if ((err = cudaMemset(d.c, 0xFF, mn * sizeof(float))) != cudaSuccess) return fail(err, "cudaMemset(C)");
 
+  cudacpu::set_schedule(q.ascending != 0, q.seed);
+  (void)cudacpu::take_load_count();  // what the copies above counted is no kernel's
+  (void)cudacpu::take_block_race_report();
   const auto t0 = Clock::now();
   basicSgemm(q.m, q.n, q.k, d.a, d.b, d.c);
   if ((err = cudaGetLastError()) != cudaSuccess) {
@@ -117,6 +122,12 @@ int run_case(const proto::RunCaseRequest& q, FaultReply& fault) {
   r.header.checked_launch_wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
   std::fflush(stdout);
   r.message = cudacpu::take_out_of_bounds_report();
+  const cudacpu::LoadCount loads = cudacpu::take_load_count();
+  r.header.global_loads = loads.warp_loads;
+  r.header.kernel_launches = loads.launches;
+  unsigned long long racing = 0;
+  r.block_race = cudacpu::take_block_race_report(&racing);
+  r.header.racing_stores = racing;
 
   r.c.resize(mn);
   if ((err = cudaMemcpy(r.c.data(), d.c, mn * sizeof(float), cudaMemcpyDeviceToHost)) != cudaSuccess)
@@ -143,7 +154,6 @@ int main(int argc, char**) {
   // Line-buffered, so the submission's printf output is in the log even when
   // a fault ends the process.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  setenv("CUDACPU_THREADS", "1", 0);  // one order of blocks (see the top), unless a test asks otherwise
   if (argc != 1) {
     std::fprintf(stderr, "usage: runner   (serves the judge on fds 3 and 4; no arguments)\n");
     return kExitProtocol;

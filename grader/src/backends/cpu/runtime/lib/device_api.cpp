@@ -58,7 +58,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   if (prop == nullptr) return rt.fail(cudaErrorInvalidValue, "cudaGetDeviceProperties: null pointer");
   if (device != 0) return rt.fail(cudaErrorInvalidDevice, "cudaGetDeviceProperties: only device 0 exists");
   std::memset(prop, 0, sizeof *prop);
-  std::snprintf(prop->name, sizeof prop->name, "CPU backend (CUDA emulated on the host)");
+  // An sm_90 device as the GPU backend's H100/H200 describe it: nothing here tells the layer from a GPU.
+  std::snprintf(prop->name, sizeof prop->name, "NVIDIA H100 80GB HBM3");
   prop->totalGlobalMem = rt.memory().limit();
   prop->sharedMemPerBlock = 48 << 10;
   prop->sharedMemPerBlockOptin = 227 << 10;
@@ -73,10 +74,14 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->maxGridSize[1] = 65535;
   prop->maxGridSize[2] = 65535;
   prop->totalConstMem = 64 << 10;
-  prop->major = 0;  // no compute capability: this is not a GPU
+  prop->major = 9;
   prop->minor = 0;
-  prop->multiProcessorCount = 1;
-  prop->maxThreadsPerMultiProcessor = 1024;
+  prop->multiProcessorCount = 132;
+  prop->maxThreadsPerMultiProcessor = 2048;
+  prop->clockRate = 1980000;
+  prop->l2CacheSize = 50 << 20;
+  prop->memoryClockRate = 2619000;
+  prop->memoryBusWidth = 5120;
   return rt.sticky();
 }
 
@@ -159,20 +164,60 @@ cudaError_t set_function_attribute(const void* fn, cudaFuncAttribute attr, int v
   return cudaSuccess;
 }
 
-cudaError_t check_symbol_copy(std::size_t symbol_bytes, std::size_t count, std::size_t offset) {
+cudaError_t copy_symbol(void* symbol, std::size_t symbol_bytes, void* host, std::size_t count, std::size_t offset,
+                        bool to_symbol) {
   Runtime& rt = Runtime::get();
   if (rt.sticky() != cudaSuccess) return rt.sticky();
   if (offset > symbol_bytes || count > symbol_bytes - offset)
     return rt.fail(cudaErrorInvalidValue, "cudaMemcpyToSymbol/FromSymbol: " + std::to_string(count) +
                                               " bytes at offset " + std::to_string(offset) + " overrun a " +
                                               std::to_string(symbol_bytes) + "-byte symbol");
+  DataWindow open(rt.memory());
+  char* at = static_cast<char*>(symbol) + offset;
+  if (to_symbol)
+    std::memcpy(at, host, count);
+  else
+    std::memcpy(host, at, count);
   return cudaSuccess;
+}
+
+void* device_variable_storage(std::size_t bytes, std::size_t align, const char* name, const char* element_type,
+                              std::size_t element_size) {
+  Runtime& rt = Runtime::get();
+  void* p = rt.memory().allocate(bytes == 0 ? 1 : bytes, false, align);
+  if (p == nullptr) {
+    char message[160];
+    std::snprintf(message, sizeof message, "no memory for __device__ %s (%zu bytes)", name, bytes);
+    rt.die(message);
+  }
+  rt.memory().name(p, name, element_type, element_size);
+  return p;
 }
 
 }  // namespace detail
 
-bool name_allocation(const void* ptr, const char* name, const char* element_type, std::size_t element_size) {
-  return Runtime::get().memory().name(ptr, name, element_type, element_size);
+bool name_allocation(const void* ptr, const char* name, const char* element_type, std::size_t element_size,
+                     std::size_t columns) {
+  return Runtime::get().memory().name(ptr, name, element_type, element_size, columns);
+}
+
+void set_schedule(bool ascending, std::uint64_t seed) { Runtime::get().set_schedule({ascending, seed}); }
+
+LoadCount take_load_count() {
+  detail::LaunchTracker& t = Runtime::get().tracker();
+  LoadCount c{t.warp_loads, t.launches};
+  t.warp_loads = 0;
+  t.launches = 0;
+  return c;
+}
+
+std::string take_block_race_report(unsigned long long* stores) {
+  detail::LaunchTracker& t = Runtime::get().tracker();
+  if (stores != nullptr) *stores = t.races;
+  std::string first;
+  first.swap(t.first_race);
+  t.races = 0;
+  return first;
 }
 
 void set_fatal_hook(FatalHook hook, void* user) { Runtime::get().set_fatal_hook(hook, user); }

@@ -80,6 +80,7 @@ bool describe_host_access(char* out, std::size_t n, const char* kind, const void
 void describe_address(char* out, std::size_t n, const char* kind, const void* addr, int si_code) {
   Runtime& rt = Runtime::get();
   const Allocation* a = rt.memory().mapping_of(addr);
+  if (a == nullptr) a = rt.memory().overrun_of(addr);  // far past the end of an allocation
   if (a != nullptr) {
     const std::ptrdiff_t offset = static_cast<const char*>(addr) - a->data;
     if (a->element_size > 0) {
@@ -113,14 +114,17 @@ void describe_address(char* out, std::size_t n, const char* kind, const void* ad
                   static_cast<std::size_t>(value));
 }
 
-// Position of the current GPU thread in a serial run's order.
+// Position of the current GPU thread in the order of blocks, then of the
+// threads within a block as the schedule runs them (descending by default).
 unsigned long long schedule_key(const ThreadContext& t) {
   const unsigned long long block =
       (static_cast<unsigned long long>(t.block_idx.z) * t.grid_dim.y + t.block_idx.y) * t.grid_dim.x + t.block_idx.x;
+  const unsigned long long threads = static_cast<unsigned long long>(t.block_dim.x) * t.block_dim.y * t.block_dim.z;
   const unsigned long long thread =
       (static_cast<unsigned long long>(t.thread_idx.z) * t.block_dim.y + t.thread_idx.y) * t.block_dim.x +
       t.thread_idx.x;
-  return block * (static_cast<unsigned long long>(t.block_dim.x) * t.block_dim.y * t.block_dim.z) + thread;
+  const bool ascending = Runtime::get().schedule().ascending;
+  return block * threads + (ascending ? thread : threads - 1 - thread);
 }
 
 // A kernel's access to a red zone: note it in the worker's trap and let it complete.
@@ -128,16 +132,25 @@ bool record_stray_access(int sig, siginfo_t* info, void* uctx) {
   FaultTrap* trap = current_fault_trap;
   if ((sig != SIGSEGV && sig != SIGBUS) || trap == nullptr || current_thread == nullptr) return false;
   if (!Runtime::get().memory().open_zone_page(info->si_addr)) return false;
-  const unsigned long long key = schedule_key(*current_thread);
-  if (key < trap->stray_key) {
-    char what[400], who[160];
-    describe_address(what, sizeof what, access_kind(uctx), info->si_addr, info->si_code);
-    put_who(who, sizeof who);
-    std::snprintf(trap->stray_message, sizeof trap->stray_message, "%s%s", what, who);
-    trap->stray_key = key;
-  }
+  note_stray_access(info->si_addr, access_kind(uctx), info->si_code);
   return true;  // the access runs again, now on an open page
 }
+
+}  // namespace
+
+void note_stray_access(const void* addr, const char* kind, int si_code) {
+  FaultTrap* trap = current_fault_trap;
+  if (trap == nullptr || current_thread == nullptr) return;
+  const unsigned long long key = schedule_key(*current_thread);
+  if (key >= trap->stray_key) return;
+  char what[400], who[160];
+  describe_address(what, sizeof what, kind, addr, si_code);
+  put_who(who, sizeof who);
+  std::snprintf(trap->stray_message, sizeof trap->stray_message, "%s%s", what, who);
+  trap->stray_key = key;
+}
+
+namespace {
 
 void on_fault(int sig, siginfo_t* info, void* uctx) {
   if (record_stray_access(sig, info, uctx)) return;

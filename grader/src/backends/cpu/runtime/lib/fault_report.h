@@ -41,4 +41,11 @@ struct FaultTrap {
 // Armed (non-null) while a worker runs a block.
 extern __thread FaultTrap* current_fault_trap;
 
+// The running GPU thread's access to a red zone (`kind` "read" or "write"),
+// seen by a fault or by an access hook: kept in the trap when it comes
+// first in the order of blocks and threads (lowest block, then thread), so
+// that the report is the same whatever the turns of the resident blocks.
+// Safe in a signal handler.
+void note_stray_access(const void* addr, const char* kind, int si_code = 0);
+
 }  // namespace cudacpu::detail

@@ -1,5 +1,5 @@
-// Fibers: the GPU threads of one block, each with its own stack, switched
-// only at barriers and at exit. Two ways to switch: a hand-written x86-64
+// Fibers: the GPU threads of the resident blocks, each with its own stack,
+// switched at barriers, at exit and when a thread gives way to another block. Two ways to switch: a hand-written x86-64
 // switch (a few nanoseconds; a big grid switches tens of millions of times)
 // and ucontext as the portable fallback (one syscall per switch). ucontext is
 // also used where the process runs with a hardware shadow stack, which the
@@ -10,7 +10,9 @@
 #include <cstddef>
 #include <memory>
 
-#include "cudacpu/device.h"
+#include "cudacpu/launch.h"
+#include "cudacpu/types.h"
+#include "launch_tracking.h"
 
 #if defined(__x86_64__)
 // fibers.cpp: saves callee-saved registers, stores the stack pointer in
@@ -19,6 +21,17 @@ extern "C" void cudacpu_switch_context(void** save_sp, void* load_sp);
 #endif
 
 namespace cudacpu::detail {
+
+// The built-in variables of one GPU thread.
+struct ThreadContext {
+  uint3 thread_idx;
+  uint3 block_idx;
+  dim3 block_dim;
+  dim3 grid_dim;
+};
+
+// The GPU thread that is running right now (null outside kernels); read by the fault handler.
+extern __thread const ThreadContext* current_thread;
 
 // The fields a switch touches come first and share one cache line: the
 // scheduler passes through every fiber of a block at each barrier.
@@ -30,11 +43,13 @@ struct alignas(64) Fiber {
   ThreadContext thread{};      // what threadIdx and friends read
   char* stack = nullptr;       // lowest usable byte; a guard page lies below it
   std::size_t stack_bytes = 0;
+  ThreadTracking tracking;     // what the access hooks keep for this thread
 };
 
 class FiberPool {
  public:
-  static constexpr int kMaxFibers = 1024;            // CUDA's limit on threads per block
+  static constexpr int kMaxResident = kMaxResidentBlocks;  // blocks resident at once (block_scheduler.cpp)
+  static constexpr int kMaxFibers = 1024 * kMaxResident;  // CUDA's limit on threads per block, per block
   static constexpr std::size_t kStackBytes = 256 << 10;
 
   FiberPool();

@@ -50,17 +50,17 @@ cudaError_t Runtime::take_last_error() {
   return err;
 }
 
-bool Runtime::prepare_workers(int workers, std::size_t dynamic_shared_bytes) {
-  if (workers_.size() < static_cast<std::size_t>(workers)) workers_.resize(static_cast<std::size_t>(workers));
-  for (int w = 0; w < workers; ++w) {
-    WorkerResources& r = workers_[static_cast<std::size_t>(w)];
-    if (!r.pool) r.pool = std::make_unique<FiberPool>();
+bool Runtime::prepare_slots(int slots, std::size_t dynamic_shared_bytes) {
+  if (!pool_) pool_ = std::make_unique<FiberPool>();
+  if (slots_.size() < static_cast<std::size_t>(slots)) slots_.resize(static_cast<std::size_t>(slots));
+  for (int i = 0; i < slots; ++i) {
+    SlotResources& r = slots_[static_cast<std::size_t>(i)];
     // Even a launch without dynamic shared memory gets a (zero-byte, guarded)
     // buffer, so touching `extern __shared__` memory it never asked for is
     // reported as out of bounds rather than as a null pointer.
     if (r.dynamic != nullptr && r.dynamic_bytes == dynamic_shared_bytes) continue;
     if (r.dynamic != nullptr) memory_.release(r.dynamic);
-    r.dynamic = memory_.allocate(dynamic_shared_bytes, true);
+    r.dynamic = memory_.allocate(dynamic_shared_bytes, true, 16);
     r.dynamic_bytes = dynamic_shared_bytes;
     if (r.dynamic == nullptr) return false;
     memory_.name(r.dynamic, "dynamic shared memory", "", 0);
@@ -68,11 +68,7 @@ bool Runtime::prepare_workers(int workers, std::size_t dynamic_shared_bytes) {
   return true;
 }
 
-bool Runtime::in_stack_guard(const void* addr) const {
-  for (const WorkerResources& r : workers_)
-    if (r.pool && r.pool->guard_page_owner(addr) >= 0) return true;
-  return false;
-}
+bool Runtime::in_stack_guard(const void* addr) const { return pool_ && pool_->guard_page_owner(addr) >= 0; }
 
 void Runtime::set_attribute(const void* kernel, cudaFuncAttribute attr, int value) {
   if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize) return;

@@ -13,6 +13,7 @@
 #include "cudacpu/types.h"
 #include "device_memory.h"
 #include "fibers.h"
+#include "launch_tracking.h"
 
 namespace cudacpu::detail {
 
@@ -46,12 +47,21 @@ class Runtime {
   void note_stray_access(const std::string& first);
   std::string take_stray_access();
 
-  // What each OS thread running blocks (a worker) owns: its fibers and its
-  // dynamic shared memory (guard-paged like device memory). Kept across
-  // launches. False when memory ran out.
-  bool prepare_workers(int workers, std::size_t dynamic_shared_bytes);
-  FiberPool& pool(int worker) { return *workers_[static_cast<std::size_t>(worker)].pool; }
-  void* dynamic_shared(int worker) const { return workers_[static_cast<std::size_t>(worker)].dynamic; }
+  // The fibers of the resident blocks, and each resident block's dynamic
+  // shared memory (guard-paged like device memory). Kept across launches.
+  // False when memory ran out.
+  bool prepare_slots(int slots, std::size_t dynamic_shared_bytes);
+  FiberPool& pool() { return *pool_; }
+  void* dynamic_shared(int slot) const { return slots_[static_cast<std::size_t>(slot)].dynamic; }
+  // How many blocks are resident at once (at most FiberPool::kMaxResident).
+  int resident_blocks() const { return resident_; }
+
+  // The order of each block's threads and the seed of the blocks' turns for
+  // the launches to come (cudacpu::set_schedule).
+  const Schedule& schedule() const { return schedule_; }
+  void set_schedule(const Schedule& s) { schedule_ = s; }
+  // What the access hooks found (launch_tracking.h).
+  LaunchTracker& tracker() { return tracker_; }
   // The fiber stack guard page that holds `addr`, if any (fault handler: reads only).
   bool in_stack_guard(const void* addr) const;
 
@@ -72,12 +82,15 @@ class Runtime {
   std::string detail_;
   std::string stray_first_;
   DeviceMemory memory_;
-  struct WorkerResources {
-    std::unique_ptr<FiberPool> pool;
+  struct SlotResources {
     void* dynamic = nullptr;
     std::size_t dynamic_bytes = 0;
   };
-  std::vector<WorkerResources> workers_;
+  std::unique_ptr<FiberPool> pool_;
+  std::vector<SlotResources> slots_;
+  int resident_ = FiberPool::kMaxResident;
+  Schedule schedule_;
+  LaunchTracker tracker_;
   std::vector<std::pair<const void*, int>> max_dynamic_;  // per-kernel opt-in limits
   FatalHook hook_ = nullptr;
   void* hook_user_ = nullptr;

@@ -8,6 +8,9 @@
 
 #include "cudacpu/types.h"
 
+// C linkage, as in the CUDA runtime: the symbol policy reads the same names
+// in an object built for the layer as in one built by nvcc.
+extern "C" {
 cudaError_t cudaMalloc(void** ptr, std::size_t bytes);
 cudaError_t cudaFree(void* ptr);
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind);
@@ -47,6 +50,7 @@ cudaError_t cudaEventSynchronize(cudaEvent_t event);
 cudaError_t cudaEventQuery(cudaEvent_t event);
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop);
 cudaError_t cudaEventDestroy(cudaEvent_t event);
+}
 
 // Typed conveniences that the CUDA runtime header also offers.
 template <typename T>
@@ -62,8 +66,11 @@ namespace cudacpu::detail {
 // Attributes are recorded per kernel; only the dynamic shared memory limit has
 // an effect on the CPU backend.
 cudaError_t set_function_attribute(const void* fn, cudaFuncAttribute attr, int value);
-// Validates a copy to or from a __constant__/__device__ symbol of `symbol_bytes`.
-cudaError_t check_symbol_copy(std::size_t symbol_bytes, std::size_t count, std::size_t offset);
+// A copy of `count` bytes to (to_symbol) or from a __constant__/__device__
+// symbol of `symbol_bytes` at `offset`, validated (a __device__ variable is
+// device memory, which only the runtime's copies reach from the host).
+cudaError_t copy_symbol(void* symbol, std::size_t symbol_bytes, void* host, std::size_t count, std::size_t offset,
+                        bool to_symbol);
 }  // namespace cudacpu::detail
 
 template <typename R, typename... P>
@@ -79,14 +86,12 @@ inline cudaError_t cudaFuncSetCacheConfig(R (*fn)(P...), cudaFuncCache) {
 template <typename T>
 inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count, std::size_t offset = 0,
                                       cudaMemcpyKind = cudaMemcpyHostToDevice) {
-  const cudaError_t err = ::cudacpu::detail::check_symbol_copy(sizeof(T), count, offset);
-  if (err == cudaSuccess) std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, count);
-  return err;
+  return ::cudacpu::detail::copy_symbol(const_cast<void*>(static_cast<const volatile void*>(&symbol)), sizeof(T),
+                                        const_cast<void*>(src), count, offset, true);
 }
 template <typename T>
 inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, std::size_t count, std::size_t offset = 0,
                                         cudaMemcpyKind = cudaMemcpyDeviceToHost) {
-  const cudaError_t err = ::cudacpu::detail::check_symbol_copy(sizeof(T), count, offset);
-  if (err == cudaSuccess) std::memcpy(dst, reinterpret_cast<const char*>(&symbol) + offset, count);
-  return err;
+  return ::cudacpu::detail::copy_symbol(const_cast<void*>(static_cast<const volatile void*>(&symbol)), sizeof(T), dst,
+                                        count, offset, false);
 }

@@ -8,17 +8,23 @@
 
 #include "cudacpu/types.h"
 
-// Qualifiers. Every function is a host function here. `__shared__` becomes
-// `static thread_local` (the source rewriter does this too): each worker
-// thread runs its blocks one after another, so that is one copy per block.
+// Qualifiers. Every function is a host function here. The source rewriter
+// gives each `__shared__` declaration in a function storage of its own per
+// resident block; a `__shared__` it cannot see (made by a macro) becomes
+// `static thread_local`, one copy for all resident blocks. `__noinline__` is
+// no macro here: libstdc++ spells the GCC attribute the same way (the
+// rewriter turns the student's into __attribute__((noinline))).
 #define __global__
 #define __device__
 #define __host__
 #define __constant__
 #define __grid_constant__
-#define __shared__ static thread_local
+// A `__shared__` the rewriter did not see (made by a macro) would be one copy
+// for all resident blocks: refused with this message instead.
+#define __shared__ \
+  static_assert(false, "__shared__ written through a macro is not supported on the CPU backend (write __shared__ in the declaration itself)"); \
+  static thread_local
 #define __forceinline__ __inline__
-#define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 #define __cudart_builtin__
@@ -26,23 +32,16 @@
 
 namespace cudacpu::detail {
 
-// The built-in variables of the GPU thread that is running right now.
-struct ThreadContext {
-  uint3 thread_idx;
-  uint3 block_idx;
-  dim3 block_dim;
-  dim3 grid_dim;
-};
-
-// Set by the block scheduler before it resumes a thread; null outside kernels.
-extern __thread const ThreadContext* current_thread;
-
 [[noreturn]] void used_outside_kernel(const char* what);
 
 // The block barrier: suspends this thread until every thread of the block
 // has arrived (see block_scheduler.cpp). `predicate` feeds __syncthreads_count.
 int barrier(const char* file, int line, int predicate);
 int block_thread_count();
+
+// An access the instrumentation does not see (an atomic) is about to happen:
+// the running thread's pending bookkeeping is settled first (launch_tracking.h).
+void unseen_access();
 
 // Keeps the compiler from caching shared memory in registers across a barrier.
 inline int fenced_barrier(const char* file, int line, int predicate) {
@@ -64,44 +63,114 @@ extern __thread dim3 blockDim;
 extern __thread dim3 gridDim;
 static constexpr int warpSize = 32;
 
-#define __syncthreads() ((void)::cudacpu::detail::fenced_barrier(__FILE__, __LINE__, 0))
-#define __syncthreads_count(p) ::cudacpu::detail::fenced_barrier(__FILE__, __LINE__, (p) != 0)
-#define __syncthreads_and(p) \
-  (::cudacpu::detail::fenced_barrier(__FILE__, __LINE__, (p) != 0) == ::cudacpu::detail::block_thread_count())
-#define __syncthreads_or(p) (::cudacpu::detail::fenced_barrier(__FILE__, __LINE__, (p) != 0) != 0)
+// Functions, as in CUDA (a file can test for a macro); the default
+// arguments name the caller's line for the barrier's messages.
+inline void __syncthreads(const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  (void)::cudacpu::detail::fenced_barrier(file, line, 0);
+}
+inline int __syncthreads_count(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return ::cudacpu::detail::fenced_barrier(file, line, predicate != 0);
+}
+inline int __syncthreads_and(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return ::cudacpu::detail::fenced_barrier(file, line, predicate != 0) == ::cudacpu::detail::block_thread_count();
+}
+inline int __syncthreads_or(int predicate, const char* file = __builtin_FILE(), int line = __builtin_LINE()) {
+  return ::cudacpu::detail::fenced_barrier(file, line, predicate != 0) != 0;
+}
 
-// Threads of a block never run at the same time; blocks may (on worker threads).
+// Threads never run at the same time (one worker thread runs every block).
 inline void __threadfence_block() { __asm__ __volatile__("" ::: "memory"); }
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 
-// Atomics (only atomicAdd; the rewriter names the others as unsupported).
-// Blocks run on several worker threads, so these are real atomics.
-inline int atomicAdd(int* p, int v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-inline unsigned int atomicAdd(unsigned int* p, unsigned int v) { return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) {
-  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+// Atomics. Not seen by the access hooks (no_sanitize_address): an atomic
+// update of a word other blocks update too is no race. One worker thread
+// runs every block, but they are real atomics all the same.
+#define CUDACPU_ATOMIC __attribute__((no_sanitize_address)) inline
+#define CUDACPU_RMW(name, op)                                                                              \
+  CUDACPU_ATOMIC int name(int* p, int v) { ::cudacpu::detail::unseen_access(); return op(p, v, __ATOMIC_RELAXED); } \
+  CUDACPU_ATOMIC unsigned int name(unsigned int* p, unsigned int v) {                                      \
+    ::cudacpu::detail::unseen_access();                                                                   \
+    return op(p, v, __ATOMIC_RELAXED);                                                                    \
+  }                                                                                                        \
+  CUDACPU_ATOMIC unsigned long long name(unsigned long long* p, unsigned long long v) {                    \
+    ::cudacpu::detail::unseen_access();                                                                   \
+    return op(p, v, __ATOMIC_RELAXED);                                                                    \
+  }
+CUDACPU_RMW(atomicAdd, __atomic_fetch_add)
+CUDACPU_RMW(atomicAnd, __atomic_fetch_and)
+CUDACPU_RMW(atomicOr, __atomic_fetch_or)
+CUDACPU_RMW(atomicXor, __atomic_fetch_xor)
+CUDACPU_RMW(atomicExch, __atomic_exchange_n)
+#undef CUDACPU_RMW
+CUDACPU_ATOMIC int atomicSub(int* p, int v) { ::cudacpu::detail::unseen_access(); return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED); }
+CUDACPU_ATOMIC unsigned int atomicSub(unsigned int* p, unsigned int v) {
+  ::cudacpu::detail::unseen_access();
+  return __atomic_fetch_sub(p, v, __ATOMIC_RELAXED);
 }
-template <typename F, typename U>
-inline F cudacpu_atomic_add_float(F* p, F v) {
+// A compare-and-swap loop: f(old) is the value stored; returns the old value.
+template <typename T, typename F>
+CUDACPU_ATOMIC T cudacpu_atomic_update(T* p, F f) {
+  ::cudacpu::detail::unseen_access();
+  T old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (!__atomic_compare_exchange_n(p, &old, f(old), true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
+#define CUDACPU_MINMAX(T)                                                                                  \
+  CUDACPU_ATOMIC T atomicMin(T* p, T v) { return cudacpu_atomic_update(p, [v](T o) { return v < o ? v : o; }); } \
+  CUDACPU_ATOMIC T atomicMax(T* p, T v) { return cudacpu_atomic_update(p, [v](T o) { return v > o ? v : o; }); }
+CUDACPU_MINMAX(int)
+CUDACPU_MINMAX(unsigned int)
+CUDACPU_MINMAX(long long)
+CUDACPU_MINMAX(unsigned long long)
+#undef CUDACPU_MINMAX
+CUDACPU_ATOMIC unsigned int atomicInc(unsigned int* p, unsigned int limit) {
+  return cudacpu_atomic_update(p, [limit](unsigned int o) { return o >= limit ? 0u : o + 1; });
+}
+CUDACPU_ATOMIC unsigned int atomicDec(unsigned int* p, unsigned int limit) {
+  return cudacpu_atomic_update(p, [limit](unsigned int o) { return (o == 0 || o > limit) ? limit : o - 1; });
+}
+template <typename T>
+CUDACPU_ATOMIC T cudacpu_atomic_cas(T* p, T compare, T value) {
+  ::cudacpu::detail::unseen_access();
+  __atomic_compare_exchange_n(p, &compare, value, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  return compare;
+}
+CUDACPU_ATOMIC int atomicCAS(int* p, int compare, int value) { return cudacpu_atomic_cas(p, compare, value); }
+CUDACPU_ATOMIC unsigned int atomicCAS(unsigned int* p, unsigned int compare, unsigned int value) {
+  return cudacpu_atomic_cas(p, compare, value);
+}
+CUDACPU_ATOMIC unsigned long long atomicCAS(unsigned long long* p, unsigned long long compare,
+                                            unsigned long long value) {
+  return cudacpu_atomic_cas(p, compare, value);
+}
+// Floating-point atomics work on the bit pattern.
+template <typename F, typename U, typename Op>
+CUDACPU_ATOMIC F cudacpu_atomic_float(F* p, Op op) {
   static_assert(sizeof(F) == sizeof(U), "bit pattern type must match");
-  U* bits = reinterpret_cast<U*>(p);
-  U old = __atomic_load_n(bits, __ATOMIC_RELAXED);
-  for (;;) {
+  const U before = cudacpu_atomic_update(reinterpret_cast<U*>(p), [op](U old) {
     F value;
     std::memcpy(&value, &old, sizeof value);
-    value += v;
+    value = op(value);
     U updated;
     std::memcpy(&updated, &value, sizeof updated);
-    if (__atomic_compare_exchange_n(bits, &old, updated, true, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-      F before;
-      std::memcpy(&before, &old, sizeof before);
-      return before;
-    }
-  }
+    return updated;
+  });
+  F result;
+  std::memcpy(&result, &before, sizeof result);
+  return result;
 }
-inline float atomicAdd(float* p, float v) { return cudacpu_atomic_add_float<float, std::uint32_t>(p, v); }
-inline double atomicAdd(double* p, double v) { return cudacpu_atomic_add_float<double, std::uint64_t>(p, v); }
+CUDACPU_ATOMIC float atomicAdd(float* p, float v) {
+  return cudacpu_atomic_float<float, std::uint32_t>(p, [v](float o) { return o + v; });
+}
+CUDACPU_ATOMIC double atomicAdd(double* p, double v) {
+  return cudacpu_atomic_float<double, std::uint64_t>(p, [v](double o) { return o + v; });
+}
+CUDACPU_ATOMIC float atomicExch(float* p, float v) {
+  return cudacpu_atomic_float<float, std::uint32_t>(p, [v](float) { return v; });
+}
+#undef CUDACPU_ATOMIC
 
 // Cache-hinted loads and stores are plain accesses on the CPU.
 template <typename T> inline T __ldg(const T* p) { return *p; }

@@ -3,6 +3,7 @@
 // protocol, and the detail behind the last error.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace cudacpu {
@@ -12,9 +13,29 @@ namespace cudacpu {
 constexpr int kFaultExitCode = 86;
 
 // Gives the device allocation starting at `ptr` a name and an element type for
-// messages ("out-of-bounds read of A at index 12 (allocation of 12 floats)").
+// messages ("out-of-bounds read of A at index 12 (allocation of 12 floats)"),
+// and with `columns` > 0 the row length of a row-major matrix (C[48][17]).
 // Returns false when `ptr` is not the start of a device allocation.
-bool name_allocation(const void* ptr, const char* name, const char* element_type, std::size_t element_size);
+bool name_allocation(const void* ptr, const char* name, const char* element_type, std::size_t element_size,
+                     std::size_t columns = 0);
+
+// How the launches to come run: each block's threads in ascending order of
+// their linear index instead of descending (the race check's second run),
+// and the seed of the resident blocks' turns. The same seed gives the same run.
+void set_schedule(bool ascending, std::uint64_t seed);
+
+// Global loads the kernels made since the last call, as warp-level
+// instructions (a thread's load counts 1/32 in a full warp), and the launches.
+struct LoadCount {
+  double warp_loads = 0;
+  unsigned launches = 0;
+};
+LoadCount take_load_count();
+
+// The first race between blocks since the last call, e.g. "blocks (3,1) and
+// (3,2) both wrote C[48][17] without an atomic", and the racing stores in
+// all; empty when there was none.
+std::string take_block_race_report(unsigned long long* stores = nullptr);
 
 // Called with the complete message of a fatal fault right before the process
 // exits with kFaultExitCode. Runs inside a signal handler: keep it to writes.

@@ -27,12 +27,23 @@ void run_grid(const LaunchShape& shape, void (*body)(void*), void* args);
 // Base of the running block's dynamic shared memory (`extern __shared__`).
 void* dynamic_shared_base();
 
-// Storage of one `__shared__` array for the calling worker thread: a device
-// allocation (zeroed, with red zones) named "__shared__ NAME", so that an
-// overrun is reported like one of A, B or C. Freed by release_shared_array.
-void* shared_array_storage(std::size_t bytes, const char* name, const char* element_type,
+// Storage of one `__shared__` variable of one resident block: a guarded
+// allocation outside device memory (zeroed, with red zones), named
+// "__shared__ NAME", so that an overrun is reported like one of A, B or C.
+// Freed by release_shared_array.
+void* shared_array_storage(std::size_t bytes, std::size_t align, const char* name, const char* element_type,
                            std::size_t element_size);
 void release_shared_array(void* p);
+
+// The resident block whose thread runs (block_scheduler.cpp): which copy of
+// each `__shared__` variable it sees.
+extern __thread int resident_slot;
+constexpr int kMaxResidentBlocks = 4;  // FiberPool::kMaxResident
+
+// Storage of a `__device__` variable at file scope: device memory, zeroed,
+// named for reports. Never freed.
+void* device_variable_storage(std::size_t bytes, std::size_t align, const char* name, const char* element_type,
+                              std::size_t element_size);
 
 template <typename E>
 constexpr const char* element_name() {
@@ -40,26 +51,51 @@ constexpr const char* element_name() {
                                                                                                              : "";
 }
 
-// What the rewriter turns `__shared__ T name[N]...;` inside a kernel into:
-// one per worker thread (thread_local), created on the thread's first use,
-// so each block a worker runs finds it there, as on a GPU.
-template <typename T>
+// What the rewriter turns `__shared__ T name...;` inside a function into:
+// one per worker thread (thread_local) holding a copy for each resident
+// block, each made on its first use, so each block a worker runs finds its
+// own there, as on a GPU. T is the variable's type (an array type for an
+// array), Align its declared alignment.
+template <typename T, std::size_t Align = alignof(T)>
 class SharedArray {
  public:
   SharedArray() = default;
   SharedArray(const SharedArray&) = delete;
   SharedArray& operator=(const SharedArray&) = delete;
   ~SharedArray() {
-    if (p_ != nullptr) release_shared_array(p_);
+    for (T* p : p_)
+      if (p != nullptr) release_shared_array(p);
   }
   T& get(const char* name) {
-    if (p_ == nullptr) {
+    T*& p = p_[resident_slot];
+    if (p == nullptr) {
       using E = std::remove_cv_t<std::remove_all_extents_t<T>>;
       constexpr bool named = element_name<E>()[0] != '\0';
-      p_ = static_cast<T*>(shared_array_storage(sizeof(T), name, element_name<E>(), named ? sizeof(E) : 0));
+      constexpr std::size_t align = Align > alignof(T) ? Align : alignof(T);
+      p = static_cast<T*>(
+          shared_array_storage(sizeof(T), align, name, element_name<E>(), named ? sizeof(E) : 0));
     }
-    return *p_;
+    return *p;
   }
+
+ private:
+  T* p_[kMaxResidentBlocks] = {};
+};
+
+// What the rewriter turns `__device__ T name...;` at file scope into: the
+// variable lives in device memory, where kernels' accesses are global ones
+// (counted, watched for races between blocks) and host code cannot reach it.
+template <typename T>
+class DeviceVariable {
+ public:
+  explicit DeviceVariable(const char* name) {
+    using E = std::remove_cv_t<std::remove_all_extents_t<T>>;
+    constexpr bool named = element_name<E>()[0] != '\0';
+    p_ = static_cast<T*>(device_variable_storage(sizeof(T), alignof(T), name, element_name<E>(), named ? sizeof(E) : 0));
+  }
+  DeviceVariable(const DeviceVariable&) = delete;
+  DeviceVariable& operator=(const DeviceVariable&) = delete;
+  T& get() { return *p_; }
 
  private:
   T* p_ = nullptr;
