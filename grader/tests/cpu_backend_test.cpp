@@ -528,7 +528,7 @@ TEST(CpuBackend, KernelPrintfReachesTheRunnersOutput) {
                 b);
   const RunOutcome r = run_case(b.build.runner, random_inputs(16, 16, 32, 6));
   ASSERT_TRUE(r.replied) << r.error;
-  // Blocks may run on different worker threads, so the two lines come in either order.
+  // The resident blocks take turns, so the two lines may come in either order.
   EXPECT_NE(r.output.find("hello from (1,2) of block (0,0)\n"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("hello from (1,2) of block (1,0)\n"), std::string::npos) << r.output;
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 2) << r.output;
