@@ -2,6 +2,7 @@
 
 #include "pipeline/case_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -121,12 +122,12 @@ void structure_needs_a_correct_case(const CheckContext& ctx, TestResult& t) {
   score_by_status(t);
 }
 
-// "a, b, c, d, ..." for up to four names.
-std::string first_names(const std::vector<std::string>& names) {
-  std::string out;
+// "2 correctness cases (a, b; see their details)": the count, then up to four names.
+std::string named_cases(const std::vector<std::string>& names, const std::string& noun) {
+  std::string out = std::to_string(names.size()) + " " + noun + (names.size() == 1 ? "" : "s") + " (";
   for (std::size_t i = 0; i < names.size() && i < 4; ++i) out += (i ? ", " : "") + names[i];
   if (names.size() > 4) out += ", ...";
-  return out;
+  return out + "; see their details)";
 }
 
 // A kernel that does nothing is trivially clean: the check only pays for a
@@ -136,29 +137,24 @@ std::string first_names(const std::vector<std::string>& names) {
 // the check fails as compute-sanitizer does on a GPU.
 void sanitizer_needs_a_correct_case(const Check& c, const CheckContext& ctx, TestResult& t) {
   std::vector<std::string> failed_runs;
-  for (const Case& cs : ctx.sanitizer.cases) {
-    if (ctx.backend->sanitizer_runs_cases() || !memcheck_covers(c, cs)) continue;
-    for (const TestResult& r : ctx.tests)
-      if (r.name == cs.name && r.status == Status::Failed && !r.comparison) failed_runs.push_back(cs.name);
-  }
+  if (!ctx.backend->sanitizer_runs_cases())
+    for (const Case& cs : ctx.sanitizer.cases)
+      if (memcheck_covers(c, cs) && std::find(ctx.cases_runner_failed.begin(), ctx.cases_runner_failed.end(),
+                                              cs.name) != ctx.cases_runner_failed.end())
+        failed_runs.push_back(cs.name);
   if (t.status == Status::Passed && !failed_runs.empty()) {
     t.status = Status::Failed;
-    t.verdict = "no points: the program failed in " + std::to_string(failed_runs.size()) + " small correctness case" +
-                (failed_runs.size() == 1 ? "" : "s") + " (" + first_names(failed_runs) +
-                "; see their details), which the sanitizer covers";
+    t.verdict = "no points: the program failed in " + named_cases(failed_runs, "small correctness case") +
+                ", which the sanitizer covers";
   } else if (t.status == Status::Passed && !ctx.cases_with_block_races.empty()) {
     t.status = Status::Failed;
-    t.verdict = "no points: blocks raced in " + std::to_string(ctx.cases_with_block_races.size()) +
-                " correctness case" + (ctx.cases_with_block_races.size() == 1 ? "" : "s") + " (" +
-                first_names(ctx.cases_with_block_races) +
-                "; see their details), although the sanitizer's own shape was clean";
+    t.verdict = "no points: blocks raced in " + named_cases(ctx.cases_with_block_races, "correctness case") +
+                ", although the sanitizer's own shape was clean";
     t.diagnoses.push_back(kBlockRaceHint);
   } else if (t.status == Status::Passed && !ctx.cases_out_of_bounds.empty()) {
-    const std::string names = first_names(ctx.cases_out_of_bounds);
     t.status = Status::Failed;
-    t.verdict = "no points: out-of-bounds accesses in " + std::to_string(ctx.cases_out_of_bounds.size()) +
-                " correctness case" + (ctx.cases_out_of_bounds.size() == 1 ? "" : "s") + " (" + names +
-                "; see their details), although the sanitizer's own shape was clean";
+    t.verdict = "no points: out-of-bounds accesses in " + named_cases(ctx.cases_out_of_bounds, "correctness case") +
+                ", although the sanitizer's own shape was clean";
     t.diagnoses.push_back(kOutOfBoundsHint);
   } else if (t.status == Status::Passed && !ctx.any_case_correct) {
     t.status = Status::Failed;

@@ -28,8 +28,9 @@ struct CheckContext {
   // the CPU backend sees every access): memory errors anywhere cost the
   // sanitizer's points, not only on the sanitizer's own shape.
   std::vector<std::string> cases_out_of_bounds;
-  // The correctness tests as they stand (AfterCases: the sanitizer's cover of the small cases).
-  std::vector<TestResult> tests;
+  // Correctness cases that failed without an output to compare (AfterCases;
+  // the runner crashed, hung or refused the launch): the sanitizer's cover of the small cases.
+  std::vector<std::string> cases_runner_failed;
   // Correctness cases in which blocks raced (AfterCases; the CPU backend's race check between blocks).
   std::vector<std::string> cases_with_block_races;
 };
