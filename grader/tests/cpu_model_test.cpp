@@ -349,6 +349,21 @@ TEST(PreprocessedScan, OnlyTheStudentsLinesAndOnlyAttributesCount) {
   EXPECT_EQ(sg::scan_preprocessed(text, "kernel.cu"), expected);
 }
 
+TEST(PreprocessedScan, DigitSeparatorsAndSpacedBracketsHideNothing) {
+  // A digit separator is no character literal (it must not hide the rest of
+  // its line), and `[ [` opens an attribute list as `[[` does.
+  const std::string text =
+      "# 1 \"kernel.cu\"\n"
+      "int x = 1'000; void f() { __asm__(\"nop\"); }\n"                    // line 1
+      "# 7 \"kernel.cu\"\n"
+      "int y = 0x1'0; [ [gnu::no_sanitize_address] ] void g();\n"         // line 7
+      "int a[3]; int b = a[a[0]]; int optimize;\n";                       // line 8: nothing
+  const std::vector<std::string> expected = {
+      "kernel.cu:1: inline assembly (`__asm__`) is not supported on the CPU backend",
+      "kernel.cu:7: the attribute `no_sanitize_address` is not supported on the CPU backend"};
+  EXPECT_EQ(sg::scan_preprocessed(text, "kernel.cu"), expected);
+}
+
 TEST(PreprocessedScan, OneMebibyteOfNestedParenthesesAndQuotesIsOnePass) {
   std::string text = "# 1 \"kernel.cu\"\n__attribute__(";
   text += std::string(1 << 19, '(') + std::string(1 << 19, ')');

@@ -11,9 +11,9 @@ bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || 
 
 class Lexer {
  public:
-  explicit Lexer(const std::string& s) : s_(s) {}
+  Lexer(const std::string& s, const std::function<void(const Token&)>& visit) : s_(s), visit_(visit) {}
 
-  std::vector<Token> run() {
+  void run() {
     bool line_start = true;  // only whitespace since the last newline
     while (i_ < s_.size()) {
       const char c = s_[i_];
@@ -77,7 +77,6 @@ class Lexer {
       }
       punct();
     }
-    return std::move(out_);
   }
 
  private:
@@ -89,14 +88,15 @@ class Lexer {
            p == "u8R";
   }
 
-  void push(TokenKind kind, std::size_t offset, std::size_t length, int line = 0) {
+  void push(TokenKind kind, std::size_t offset, std::size_t length, int line = 0, std::string header = "") {
     Token t;
     t.kind = kind;
     t.offset = offset;
     t.length = length;
     t.line = line ? line : line_;
     t.in_directive = in_directive_;
-    out_.push_back(std::move(t));
+    t.header = std::move(header);
+    visit_(t);
   }
 
   void advance_counting() {
@@ -171,16 +171,19 @@ class Lexer {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
     const std::size_t b = i_;
     while (i_ < s_.size() && ident_char(s_[i_])) ++i_;
-    push(TokenKind::Directive, b, i_ - b, line);
-    if (s_.compare(b, i_ - b, "include") != 0) return;  // the rest of other directives is tokenized as code
-    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
-    if (i_ < s_.size() && (s_[i_] == '<' || s_[i_] == '"')) {
-      const char close = s_[i_] == '<' ? '>' : '"';
-      const std::size_t hb = ++i_;
-      while (i_ < s_.size() && s_[i_] != close && s_[i_] != '\n') ++i_;
-      out_.back().header = s_.substr(hb, i_ - hb);
-      if (i_ < s_.size() && s_[i_] == close) ++i_;
+    const std::size_t e = i_;
+    std::string header;
+    if (s_.compare(b, e - b, "include") == 0) {  // the rest of other directives is tokenized as code
+      while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t')) ++i_;
+      if (i_ < s_.size() && (s_[i_] == '<' || s_[i_] == '"')) {
+        const char close = s_[i_] == '<' ? '>' : '"';
+        const std::size_t hb = ++i_;
+        while (i_ < s_.size() && s_[i_] != close && s_[i_] != '\n') ++i_;
+        header = s_.substr(hb, i_ - hb);
+        if (i_ < s_.size() && s_[i_] == close) ++i_;
+      }
     }
+    push(TokenKind::Directive, b, e - b, line, std::move(header));
   }
 
   void punct() {
@@ -199,13 +202,21 @@ class Lexer {
 
   const std::string& s_;
   std::size_t i_ = 0;
+  const std::function<void(const Token&)>& visit_;
   int line_ = 1;
   bool in_directive_ = false;
-  std::vector<Token> out_;
 };
 
 }  // namespace
 
-std::vector<Token> tokenize_cuda(const std::string& source) { return Lexer(source).run(); }
+void for_each_cuda_token(const std::string& source, const std::function<void(const Token&)>& visit) {
+  Lexer(source, visit).run();
+}
+
+std::vector<Token> tokenize_cuda(const std::string& source) {
+  std::vector<Token> out;
+  for_each_cuda_token(source, [&out](const Token& t) { out.push_back(t); });
+  return out;
+}
 
 }  // namespace sg

@@ -3,6 +3,7 @@
 // byte offsets and line numbers, and marks preprocessor directives. It does
 // not preprocess: macros are seen as written.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct Token {
 // Punctuators come out one per token except `::`, `<<<`, `>>>`, `<<`, `>>`
 // and `->`, which the rewriter needs whole.
 std::vector<Token> tokenize_cuda(const std::string& source);
+// The same tokens handed to `visit` one at a time, in order, none kept: for
+// text too large to hold as tokens (a preprocessed translation unit).
+void for_each_cuda_token(const std::string& source, const std::function<void(const Token&)>& visit);
 
 inline std::string token_text(const std::string& source, const Token& t) { return source.substr(t.offset, t.length); }
 

@@ -11,7 +11,8 @@
 //    disable_sanitizer_instrumentation, optimize, naked) and the pragmas
 //    that change them for a stretch of code (GCC optimize/push_options);
 //  - the x86 builtins (`__builtin_ia32_*`), whose loads are not seen.
-// A linear pass over the text: each byte is looked at a bounded number of times.
+// A linear pass over the tokens of the text (backends/cpu/cuda_tokens.h, the
+// rewriter's tokenizer), none kept: each byte is looked at a bounded number of times.
 #pragma once
 #include <string>
 #include <vector>
