@@ -290,6 +290,24 @@ TEST_F(TimedSamples, TheExtensionBudgetEndsASlowCase) {
   EXPECT_NE(out.cause.find("after 1 s"), std::string::npos) << "1 s and 0.3 s of budget: " << out.cause;
 }
 
+// The limit bounds the work: a reply that began within it is read in full
+// (sg::kReplyTransferS), and one that stops halfway still ends.
+TEST_F(TimedSamples, AReplyThatBeganWithinTheLimitIsReadInFull) {
+  double seconds = 0;
+  const sg::CaseOutcome out = checked_case(runner_, "tail", dir_, 10, seconds);
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::Ok) << out.cause;
+  EXPECT_FALSE(out.extended);
+  EXPECT_GT(seconds, 1.4);  // its second part came 1.5 s after the first, past the limit of 1 s
+}
+
+TEST_F(TimedSamples, AReplyThatStopsHalfwayEndsAfterTheTransferAllowance) {
+  double seconds = 0;
+  const sg::CaseOutcome out = checked_case(runner_, "tail_stuck", dir_, 10, seconds);
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::TimedOut) << out.cause;
+  EXPECT_GT(seconds, sg::kReplyTransferS - 0.5);
+  EXPECT_LT(seconds, sg::kReplyTransferS + 5);
+}
+
 TEST_F(TimedSamples, ARunnerThatDiesIsNamed) {
   sg::RunnerConfig rc = config("/bin/false", "", dir_);
   rc.argv = {"/bin/false"};

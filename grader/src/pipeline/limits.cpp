@@ -5,7 +5,8 @@
 
 namespace sg {
 namespace {
-// A deliberately low rate for the CPU backend's fibers (it runs ~0.4 GFLOP/s on 2 cores).
+// The CPU backend's rate for a case's limit, below what a naive kernel does on the CPU layer
+// (grader/bench/RESULTS.md); a slower run gets extensions while its blocks complete.
 constexpr double kCpuFlopsPerSecondFloor = 1e8;
 }  // namespace
 

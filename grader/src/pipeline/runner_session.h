@@ -38,6 +38,10 @@ struct RunnerConfig {
   Sandbox sandbox;  // the runner's sandbox (profile Run); bwrap "" where unavailable
 };
 
+// Seconds a reply that began within its case's limit may take to arrive in
+// full, past that limit (RunnerSession::run and the other requests).
+inline constexpr double kReplyTransferS = 10;
+
 struct CaseOutcome {
   enum class Kind { Ok, TimedOut, Crashed, CudaError, LaunchError, OutOfMemory, ProtocolError, StartFailed };
   Kind kind = Kind::Ok;

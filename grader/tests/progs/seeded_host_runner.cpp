@@ -11,10 +11,13 @@
 //   slow     counts a "block" every 20 ms for 2.4 s in CUDACPU_PROGRESS_FILE
 //            (as the CPU layer does), then answers
 //   stuck    never answers and counts nothing
+//   tail     sends the first 64 bytes of its reply at once, the rest 1.5 s later
+//   tail_stuck  sends the first 64 bytes of its reply, then nothing more
 // Every mode says on stderr when a slot is first used ("slot S first used by
 // request R"), as the GPU runner allocates a slot's buffer then.
 // Built and driven by grader/tests/timed_samples_test.cpp.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -83,6 +86,19 @@ int main(int argc, char** argv) {
       if (progress >= 0) close(progress);
       while (mode == "stuck") pause();
       r.c.assign(std::size_t(q.m) * q.n, 0.0f);
+      if (mode == "tail" || mode == "tail_stuck") {
+        // The reply as bytes (written to a memory file), sent in two parts.
+        const int mem = memfd_create("reply", 0);
+        if (mem < 0 || !sg::proto::write_reply(mem, r)) return 4;
+        std::vector<char> bytes(static_cast<std::size_t>(lseek(mem, 0, SEEK_CUR)));
+        if (pread(mem, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) return 4;
+        close(mem);
+        if (!sg::proto::write_all(sg::proto::kReplyFd, bytes.data(), 64)) return 4;
+        while (mode == "tail_stuck") pause();
+        usleep(1500000);
+        if (!sg::proto::write_all(sg::proto::kReplyFd, bytes.data() + 64, bytes.size() - 64)) return 4;
+        continue;
+      }
       if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
       continue;
     }
