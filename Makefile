@@ -43,12 +43,12 @@ ifneq ($(SECCOMP_INC),/usr/include)
 endif
 LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static $(SECCOMP_LIB) -ldl -lrt -pthread
 
-# Grader library: every .cpp under grader/src except the CLI's main and the
-# CUDA-on-CPU layer (compiled into libcudacpu.a for the runners, below).
-CPU_RT := grader/src/backends/cpu/runtime
-LIB_SRCS := $(filter-out grader/src/cli/main.cpp $(CPU_RT)/%,$(shell find grader/src -name '*.cpp' | sort))
+# Grader library: every .cpp under grader/src except the CLI's main. The
+# CUDA-on-CPU layer (grader/cudacpu) is a library of its own (libcudacpu.a, below).
+CPU_RT := grader/cudacpu
+LIB_SRCS := $(filter-out grader/src/cli/main.cpp,$(shell find grader/src -name '*.cpp' | sort))
 LIB_OBJS := $(LIB_SRCS:%.cpp=$(BUILD)/obj/%.o)
-TEST_SRCS := $(wildcard grader/tests/*_test.cpp) grader/tests/test_main.cpp
+TEST_SRCS := $(wildcard grader/tests/*_test.cpp $(CPU_RT)/tests/*_test.cpp) grader/tests/test_main.cpp
 TEST_OBJS := $(TEST_SRCS:%.cpp=$(BUILD)/obj/%.o)
 
 # The CUDA-on-CPU layer the cpu backend compiles submissions against.
@@ -101,7 +101,7 @@ $(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
 
 # Runner pieces, linked with each submission's object at grading time.
 RUNNER_DEPS := grader/src/backends/gpu/runner_main.cu grader/src/proto/protocol.h grader/src/proto/seeded_inputs.h \
-               grader/src/backends/gpu/device_pool.h grader/src/backends/gpu/sm_partition.h \
+               grader/src/backends/gpu/device_pool.h grader/src/backends/gpu/runner_cuda.h grader/src/backends/gpu/sm_partition.h \
                grader/src/backends/gpu/runner_selftest.h
 $(BUILD)/runner/runner_main.o: $(RUNNER_DEPS)
 	@mkdir -p $(dir $@)
@@ -126,19 +126,21 @@ $(BUILD)/runner/protocol.o: $(BUILD)/obj/grader/src/proto/protocol.o
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-$(BUILD)/obj/$(CPU_RT)/%.o: $(CPU_RT)/%.cpp | deps
+$(BUILD)/obj/$(CPU_RT)/lib/%.o: $(CPU_RT)/lib/%.cpp | deps
 	@mkdir -p $(dir $@)
 	$(CXX) $(CPU_RT_FLAGS) -c $< -o $@
 $(BUILD)/cpu/libcudacpu.a: $(CPU_RT_OBJS) $(BUILD)/obj/grader/src/proto/protocol.o
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	ar rcs $@ $^
+# Its dependency file is named for its source (grader/cudacpu/runner_main.cpp):
+# a build folder from before the layer moved keeps a cpu_runner.d naming the old path.
 $(BUILD)/cpu/cpu_runner.o: $(CPU_RT)/runner_main.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(CPU_RT_FLAGS) -c $< -o $@
+	$(CXX) $(CPU_RT_FLAGS) -MF $(BUILD)/cpu/cudacpu_runner_main.d -c $< -o $@
 
 # student/ holds no copy of the CUDA-on-CPU layer: its CPU build (no GPU here)
-# takes the one staged from grader/src/backends/cpu.
+# takes the one staged from grader/cudacpu.
 student:
 	@bash grader/handout/stage_cudacpu.sh $(BUILD)/student-cudacpu
 	$(MAKE) -C student NVCC=$(NVCC) CUDACPU=$(CURDIR)/$(BUILD)/student-cudacpu
@@ -160,7 +162,7 @@ clean:
 	rm -rf $(BUILD) dist results
 	$(MAKE) -C student clean
 
--include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/obj/grader/src/cli/main.d $(CPU_RT_OBJS:.o=.d) $(BUILD)/cpu/cpu_runner.d
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/obj/grader/src/cli/main.d $(CPU_RT_OBJS:.o=.d) $(BUILD)/cpu/cudacpu_runner_main.d
 
 # ---- gradescope and course CI (see grader/gradescope/, grader/ci/) ----
 # NO_CUDA=1 builds a grader that needs no CUDA toolkit (Gradescope, GitHub-hosted

@@ -2,7 +2,8 @@
 # Packs the Gradescope autograder: `bash grader/gradescope/make_zip.sh OUT.zip`
 # (what `make gradescope` runs). The zip holds setup.sh and run_autograder at
 # its top, as Gradescope requires, beside the kit sources the CUDA-free grader
-# is built from: the Makefile, grader/src, the CPU backend, the suites. No
+# is built from: the Makefile, grader/src, the CUDA-on-CPU layer (grader/cudacpu),
+# the suites. No
 # reference solution and no student handout go in: the CPU backend needs
 # neither.
 set -euo pipefail
@@ -25,6 +26,9 @@ copy_tree() {
 }
 # (The GPU runner, a .cu file built by nvcc only, stays behind: Gradescope has no nvcc.)
 copy_tree grader/src
+copy_tree grader/cudacpu/include
+copy_tree grader/cudacpu/lib
+cp -p grader/cudacpu/runner_main.cpp grader/cudacpu/README.md "$stage/grader/cudacpu/"
 cp -p Makefile "$stage/"
 cp -p grader/tools/install-deps.sh "$stage/grader/tools/"
 cp -p testcases/*.yaml testcases/README.md "$stage/testcases/"

@@ -19,11 +19,13 @@ done
 
 bash "$root/grader/handout/stage_cudacpu.sh" "$dest/cudacpu"
 
-# check/: the grader's sources (the CUDA-free build: no .cu file, so not the
-# GPU runner, which links the reference kernels) and the public suite, for
+# check/: the grader's sources and the CUDA-on-CPU layer's (the CUDA-free
+# build: no .cu file, so not the GPU runner, which links the reference
+# kernels) and the public suite, for
 # `make check`.
 check=$dest/check
-(cd "$root" && find grader/src -type f \( -name '*.cpp' -o -name '*.h' \) -print0) |
+(cd "$root" && find grader/src grader/cudacpu/include grader/cudacpu/lib grader/cudacpu/runner_main.cpp -type f \
+   \( -name '*.cpp' -o -name '*.h' \) -print0) |
   while IFS= read -r -d '' f; do
     mkdir -p "$check/$(dirname "$f")"
     cp -p "$root/$f" "$check/$f"

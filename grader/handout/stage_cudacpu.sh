@@ -10,8 +10,8 @@ layer=$1
 rm -rf "$layer"
 cpu=$root/grader/src/backends/cpu
 mkdir -p "$layer/lib" "$layer/rewriter/backends/cpu"
-cp -rp "$cpu/runtime/include" "$layer/include"
-cp -p "$cpu"/runtime/lib/*.cpp "$cpu"/runtime/lib/*.h "$layer/lib/"
+cp -rp "$root/grader/cudacpu/include" "$layer/include"
+cp -p "$root"/grader/cudacpu/lib/*.cpp "$root"/grader/cudacpu/lib/*.h "$layer/lib/"
 for unit in rewrite cuda_tokens unsupported; do
   cp -p "$cpu/$unit.h" "$cpu/$unit.cpp" "$layer/rewriter/backends/cpu/"
 done

@@ -67,13 +67,13 @@ std::string row_result(const std::string& output, const std::string& check, std:
 
 // A copy of the files the handout check reads: the Makefile, student/,
 // reference/kernel.cu, and what `make handout` packs besides the student files
-// (grader/handout/, the grader's sources, the suites).
+// (grader/handout/, the grader's sources, the CUDA-on-CPU layer, the suites).
 void copy_kit_for_handout(const fs::path& to) {
   fs::create_directories(to / "reference");
   fs::create_directories(to / "grader");
   fs::copy_file(kKit / "Makefile", to / "Makefile");
   fs::copy_file(kKit / "reference" / "kernel.cu", to / "reference" / "kernel.cu");
-  for (const char* dir : {"grader/handout", "grader/src", "testcases"})
+  for (const char* dir : {"grader/handout", "grader/src", "grader/cudacpu", "testcases"})
     fs::copy(kKit / dir, to / dir, fs::copy_options::recursive);
   for (const auto& e : fs::recursive_directory_iterator(kKit / "student")) {
     const fs::path rel = fs::relative(e.path(), kKit / "student");

@@ -26,7 +26,7 @@
 
 #include "backends/cpu/cpu_build.h"
 #include "backends/cpu/rewrite.h"
-#include "pipeline/runner_session.h"
+#include "services/runner_session.h"
 #include "process/tool_run.h"
 #include "cpu_runner_fixture.h"
 #include "proc_tree.h"

@@ -137,7 +137,7 @@ struct TempDir {
 
 inline sg::CpuPaths layer_paths() {
   sg::CpuPaths p;
-  p.include_dir = std::string(SG_SOURCE_ROOT) + "/grader/src/backends/cpu/runtime/include";
+  p.include_dir = std::string(SG_SOURCE_ROOT) + "/grader/cudacpu/include";
   p.library = std::string(SG_BUILD_DIR) + "/cpu/libcudacpu.a";
   p.runner_object = std::string(SG_BUILD_DIR) + "/cpu/cpu_runner.o";
   return p;

@@ -16,7 +16,7 @@
 #include "compare/diagnosis.h"
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
-#include "pipeline/case_report.h"
+#include "words/case_report.h"
 #include "suite/suite_loader.h"
 
 namespace sg {

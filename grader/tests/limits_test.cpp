@@ -1,8 +1,8 @@
-// A grading's time limits (pipeline/limits.h).
+// A grading's time limits (services/limits.h).
 #include <gtest/gtest.h>
 
 #include "backends/cpu/cpu_sanitizer.h"
-#include "pipeline/limits.h"
+#include "services/limits.h"
 
 namespace {
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "model/plan.h"
-#include "pipeline/case_report.h"
+#include "words/case_report.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 

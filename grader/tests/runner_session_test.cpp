@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "pipeline/runner_session.h"
+#include "services/runner_session.h"
 
 namespace fs = std::filesystem;
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <unistd.h>
 
-#include "pipeline/submission.h"
+#include "services/submission.h"
 
 namespace fs = std::filesystem;
 

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <string>
 
-#include "pipeline/runner_session.h"
-#include "pipeline/timed_samples.h"
+#include "services/runner_session.h"
+#include "measure/timed_samples.h"
 #include "proto/protocol.h"
 
 namespace fs = std::filesystem;

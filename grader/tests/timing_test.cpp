@@ -2,7 +2,7 @@
 // speedup, partial credit, and every reason to award nothing.
 #include <gtest/gtest.h>
 
-#include "pipeline/timing.h"
+#include "measure/timing.h"
 
 namespace {
 

@@ -14,10 +14,10 @@
 
 #include "model/result.h"
 #include "model/suite.h"
-#include "pipeline/grader_paths.h"
-#include "pipeline/inputs.h"
-#include "pipeline/runner_session.h"
-#include "pipeline/work_dir.h"
+#include "services/grader_paths.h"
+#include "services/inputs.h"
+#include "services/runner_session.h"
+#include "services/work_dir.h"
 #include "static_checks/static_checks.h"
 
 namespace sg {
@@ -114,7 +114,7 @@ class Backend {
   virtual std::string cannot_run(const Case& c) const = 0;
   // Wall time one run of the case may take.
   virtual double case_time_limit(const Case& c) const = 0;
-  // The same once an earlier case of the grading has hung (pipeline/limits.h).
+  // The same once an earlier case of the grading has hung (services/limits.h).
   virtual double case_time_limit_after_hang(const Case& c) const = 0;
   // C64 = A*B and |A||B| in FP64, row-major.
   virtual void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64,

@@ -2,7 +2,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/gpu/gpu_backend.h"
-#include "pipeline/submission.h"
+#include "services/submission.h"
 
 namespace sg {
 

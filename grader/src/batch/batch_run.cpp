@@ -22,7 +22,7 @@
 #include "batch/slurm_plan.h"
 #include "batch/unfinished_result.h"
 #include "model/result_codec.h"
-#include "pipeline/limits.h"
+#include "services/limits.h"
 #include "report/batch_writers.h"
 #include "report/writers.h"
 #include "suite/suite_loader.h"

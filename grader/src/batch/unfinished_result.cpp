@@ -1,7 +1,7 @@
 #include "batch/unfinished_result.h"
 
 #include "model/plan.h"
-#include "pipeline/case_report.h"
+#include "words/case_report.h"
 
 namespace sg::batch {
 

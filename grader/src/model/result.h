@@ -80,18 +80,18 @@ struct Comparison {
 };
 
 // Every timed sample as taken, in ms: the evidence behind a Timing, kept for
-// disputes and for tuning the rules in pipeline/timing.h.
+// disputes and for tuning the rules in measure/timing.h.
 struct TimingSamples {
   std::vector<double> student_request, student_event;      // the judge's clock; the runner's events
   std::vector<double> reference_request, reference_event;  // the same, in the baseline runner
   std::vector<double> empty_request;                       // requests that launch nothing
   // The reference's events just before the student's samples and between
-  // them (the GPU's pace, pipeline/timing.h); empty in older results.
+  // them (the GPU's pace, measure/timing.h); empty in older results.
   std::vector<double> reference_before_event, reference_between_event;
 };
 
 // Derived timings of a performance case (milliseconds): CUDA events bounded
-// below by the judge's clock around synchronous requests (pipeline/timing.h).
+// below by the judge's clock around synchronous requests (measure/timing.h).
 struct Timing {
   double student_ms = 0, student_spread = 0;  // median; (max-min)/median of the samples
   double reference_ms = 0, naive_ms = 0, cublas_ms = 0;
@@ -105,7 +105,7 @@ struct Timing {
   double overhead_ms = 0;
   // The judge's floor under the student's time (its fastest quarter of
   // requests less the overhead and a slack), and whether the floor decided
-  // it: the runner's median event time was below it (pipeline/timing.h).
+  // it: the runner's median event time was below it (measure/timing.h).
   double student_floor_ms = 0;
   bool student_floor_used = false;
   bool implausible = false;  // flagged: earns no performance points

@@ -1,6 +1,6 @@
 #include "pipeline/checks.h"
 
-#include "pipeline/case_report.h"
+#include "words/case_report.h"
 
 #include <algorithm>
 #include <cstdio>

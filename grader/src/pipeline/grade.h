@@ -10,7 +10,7 @@
 
 #include "model/result.h"
 #include "model/suite.h"
-#include "pipeline/grader_paths.h"
+#include "services/grader_paths.h"
 
 namespace sg {
 
@@ -29,7 +29,7 @@ struct GradeOptions {
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
 };
 
-// Throws UsageError (pipeline/submission.h) when the submission does not exist or
+// Throws UsageError (services/submission.h) when the submission does not exist or
 // the backend cannot be used, std::runtime_error for internal errors.
 GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths);
 

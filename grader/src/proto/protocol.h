@@ -88,7 +88,7 @@ struct ReplyHeader {
   double checked_launch_wall_ms = 0;  // host clock around the first (checked) launch incl. synchronise
   std::uint64_t digest_a = 0, digest_b = 0;  // TimeSeeded: the digest of C
   // TimeSeeded: CUDA events around the launch, in ms (steadier than any host
-  // clock; pipeline/timing.h never lets it fall below the judge's own bound).
+  // clock; measure/timing.h never lets it fall below the judge's own bound).
   double launch_event_ms = 0;
   // RunCase on the CPU backend, counted by the CPU layer in the runner:
   // global loads of the kernels basicSgemm launched, as warp-level

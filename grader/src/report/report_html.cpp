@@ -5,7 +5,7 @@
 #include <cmath>
 #include <string>
 
-#include "pipeline/case_report.h"
+#include "words/case_report.h"
 #include "report/feedback.h"
 #include "report/text_clean.h"
 #include "report/writers.h"

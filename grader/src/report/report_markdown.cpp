@@ -1,7 +1,7 @@
 // report.md: the human-readable report for students and TAs.
 #include <string>
 
-#include "pipeline/case_report.h"
+#include "words/case_report.h"
 #include "report/feedback.h"
 #include "report/text_clean.h"
 #include "report/writers.h"

@@ -39,7 +39,7 @@ struct ReferenceVerdict {
 ReferenceVerdict classify_reference(const std::string& symbol);
 
 // An undefined reference of an object built for the CPU layer
-// (backends/cpu/runtime) that names the layer itself: allowed for what a
+// (grader/cudacpu) that names the layer itself: allowed for what a
 // launch, a barrier, a __shared__ variable or an atomic compiles to; the
 // layer's stand-ins for CUDA calls (cudaMemcpyToSymbol, cudaFuncSetAttribute)
 // get those calls' verdicts; any other of its names is forbidden. nullopt:

@@ -15,7 +15,7 @@
 #include "model/plan.h"
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
-#include "pipeline/limits.h"
+#include "services/limits.h"
 #include "process/tool_run.h"
 
 namespace sg {

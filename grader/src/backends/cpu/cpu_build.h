@@ -10,7 +10,7 @@
 namespace sg {
 
 struct CpuPaths {
-  std::string include_dir;    // grader/src/backends/cpu/runtime/include (holds cudacpu.h)
+  std::string include_dir;    // grader/cudacpu/include (holds cudacpu.h)
   std::string library;        // libcudacpu.a: the layer and the protocol
   std::string runner_object;  // cpu_runner.o: the runner's main
   std::string cxx = "g++";    // host compiler; a bare name is looked up in PATH

@@ -7,9 +7,9 @@
 
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
-#include "pipeline/case_report.h"
-#include "pipeline/inputs.h"
-#include "pipeline/limits.h"
+#include "words/case_report.h"
+#include "services/inputs.h"
+#include "services/limits.h"
 
 namespace sg {
 namespace {

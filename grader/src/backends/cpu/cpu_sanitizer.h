@@ -9,7 +9,7 @@
 #pragma once
 #include <cstdint>
 
-#include "pipeline/runner_session.h"
+#include "services/runner_session.h"
 #include "model/result.h"
 #include "model/suite.h"
 

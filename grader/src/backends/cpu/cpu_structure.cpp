@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "pipeline/inputs.h"
-#include "pipeline/limits.h"
+#include "services/inputs.h"
+#include "services/limits.h"
 
 namespace sg {
 

@@ -1,7 +1,7 @@
 // What the CPU backend refuses in a submission's preprocessed text (g++ -E
 // output of the rewritten kernel.cu): the constructs that would run the
 // student's code outside the access hooks of the CPU layer
-// (runtime/lib/launch_tracking.h), after every macro is expanded and every
+// (grader/cudacpu/lib/launch_tracking.h), after every macro is expanded and every
 // line splice joined, so that neither can hide them. Only the text of the
 // student's own file counts (the line markers say which lines are whose):
 // the layer's and the system's headers are the kit's.

@@ -1,6 +1,6 @@
 // The CPU backend's source rewriter: turns a student's kernel.cu into a C++
 // translation unit for the host compiler and the CUDA-on-CPU layer
-// (grader/src/backends/cpu/runtime). Line numbers are kept identical, so compiler
+// (grader/cudacpu). Line numbers are kept identical, so compiler
 // messages point at the student's own lines.
 //
 //   kern<<<g, b>>>(args)          -> ::cudacpu::launch(kern, g, b)(args)

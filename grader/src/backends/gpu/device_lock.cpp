@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -26,6 +27,12 @@ void take(int fd, int how, const std::string& path) {
     }
 }
 
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
 }  // namespace
 
 DeviceLock::DeviceLock(const std::string& path, bool exclusive) {
@@ -45,6 +52,20 @@ DeviceLock::DeviceLock(const std::string& path, bool exclusive) {
 
 DeviceLock::~DeviceLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+}
+
+LockHold::LockHold(const std::string& path, bool exclusive, double* held_s, Log log, HoldWords words)
+    : asked_(Clock::now()), lock_(path, exclusive), held_s_(held_s), since_(Clock::now()), exclusive_(exclusive),
+      words_(words), log_(path.empty() ? nullptr : std::move(log)) {
+  const double waited = std::chrono::duration<double>(since_ - asked_).count();
+  if (log_ && (exclusive_ || waited >= kNoticeableWaitS))
+    log_(std::string(words_.taken) + " after waiting " + seconds_text(waited));
+}
+
+LockHold::~LockHold() {
+  const double held = std::chrono::duration<double>(Clock::now() - since_).count();
+  if (held_s_) *held_s_ += held;
+  if (log_ && exclusive_) log_(std::string(words_.given_back) + " after " + seconds_text(held));
 }
 
 }  // namespace sg

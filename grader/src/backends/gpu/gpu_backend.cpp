@@ -8,7 +8,6 @@
 #include <functional>
 #include <future>
 #include <random>
-#include <regex>
 #include <stdexcept>
 #include <thread>
 
@@ -16,9 +15,9 @@
 #include "backends/gpu/ncu_reuse.h"
 #include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sanitizer_shapes.h"
-#include "pipeline/case_report.h"
-#include "pipeline/limits.h"
-#include "pipeline/submission.h"
+#include "words/case_report.h"
+#include "services/limits.h"
+#include "services/submission.h"
 #include "process/tool_run.h"
 
 namespace fs = std::filesystem;
@@ -45,29 +44,10 @@ constexpr double kNcuQuietS = 60;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
-
 std::string gib(double bytes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
   return buf;
-}
-
-std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
-  // The lines that say what was found, so the feedback is short.
-  static const std::regex interesting(
-      R"((Invalid (__global__|__shared__)[^\n]*|[^\n]*(hazard|Hazard|Race|race)[^\n]*|[^\n]*ERROR SUMMARY[^\n]*|[^\n]*RACECHECK SUMMARY[^\n]*|[^\n]*by thread[^\n]*))");
-  std::string out;
-  int lines = 0;
-  for (std::sregex_iterator it(r.output.begin(), r.output.end(), interesting), end; it != end && lines < 12;
-       ++it, ++lines)
-    out += "  " + it->str() + "\n";
-  if (out.empty()) out = r.output.substr(0, 2000);
-  return tool + ": " + r.exit.describe() + "\n" + out;
 }
 
 // The judge's folder of FIFO gates (process/tool_run.h) for the tools that
@@ -82,50 +62,6 @@ std::string gate_folder(const SanitizerContext& ctx) {
                            fs::perms::others_exec, ec);
   return dir.string();
 }
-
-// What the log says of a hold: "<taken> after waiting X s" (for a shared
-// hold only when noticeable) and, for an exclusive one, "<given back> after X s".
-struct HoldWords {
-  const char* taken;
-  const char* given_back;
-};
-constexpr HoldWords kGpuShared{"has the GPU shared", "gives the GPU back"};
-constexpr HoldWords kGpuExclusive{"has the GPU to itself", "gives the GPU back"};
-constexpr HoldWords kProfiler{"ncu has the profiler", "ncu gives the profiler back"};
-
-// A hold on the GPU's lock (a hold on nothing where no lock is shared). With
-// `held_s` it adds how long it was held there, lock or not: the figure bounds
-// a batch's throughput either way.
-// With `log`, the grade log says how long the lock was waited for (when that
-// was noticeable) and, for an exclusive hold, how long it was held: the
-// figures that show where a batch's time goes.
-class LockHold final : public DeviceHold {
- public:
-  using Log = std::function<void(const std::string&)>;
-  LockHold(const std::string& path, bool exclusive, double* held_s = nullptr, Log log = nullptr,
-           HoldWords words = kGpuShared)
-      : asked_(Clock::now()), lock_(path, exclusive), held_s_(held_s), since_(Clock::now()), exclusive_(exclusive),
-        words_(words), log_(path.empty() ? nullptr : std::move(log)) {
-    const double waited = std::chrono::duration<double>(since_ - asked_).count();
-    if (log_ && (exclusive_ || waited >= kNoticeableWaitS))
-      log_(std::string(words_.taken) + " after waiting " + seconds_text(waited));
-  }
-  ~LockHold() override {
-    const double held = std::chrono::duration<double>(Clock::now() - since_).count();
-    if (held_s_) *held_s_ += held;
-    if (log_ && exclusive_) log_(std::string(words_.given_back) + " after " + seconds_text(held));
-  }
-
- private:
-  static constexpr double kNoticeableWaitS = 0.05;
-  Clock::time_point asked_;
-  DeviceLock lock_;
-  double* held_s_;
-  Clock::time_point since_;  // after the lock was taken: waiting is not holding
-  bool exclusive_;
-  HoldWords words_;
-  Log log_;
-};
 
 class GpuBackend final : public Backend {
  public:
@@ -443,18 +379,6 @@ Sandbox GpuBackend::ncu_sandbox(const SanitizerContext& ctx) const {
                                  std::string("/opt/nvidia")})
     if (!dir.empty() && dir != "/" && fs::is_directory(dir, ec)) sandbox.read_only.push_back(dir);
   return sandbox;
-}
-
-// ncu's own "==ERROR==" lines, for the report: why the count is missing.
-std::string ncu_errors(const std::string& output) {
-  std::string said;
-  std::size_t at = 0;
-  while ((at = output.find("==ERROR==", at)) != std::string::npos && said.size() < 400) {
-    const std::size_t end = output.find('\n', at);
-    said += (said.empty() ? ": " : "; ") + output.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
-    at = end == std::string::npos ? output.size() : end;
-  }
-  return said;
 }
 
 ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContext& ctx) {

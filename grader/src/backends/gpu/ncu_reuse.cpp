@@ -178,4 +178,15 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
           std::to_string(n)};
 }
 
+std::string ncu_errors(const std::string& output) {
+  std::string said;
+  std::size_t at = 0;
+  while ((at = output.find("==ERROR==", at)) != std::string::npos && said.size() < 400) {
+    const std::size_t end = output.find('\n', at);
+    said += (said.empty() ? ": " : "; ") + output.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
+    at = end == std::string::npos ? output.size() : end;
+  }
+  return said;
+}
+
 }  // namespace sg

@@ -43,4 +43,7 @@ std::optional<bool> counters_admin_only(const std::string& params_path = "/proc/
 std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner, const std::string& gate,
                                      int m, int k, int n, unsigned seed, unsigned token);
 
+// ncu's own "==ERROR==" lines, for the report: why the count is missing ("" when none).
+std::string ncu_errors(const std::string& output);
+
 }  // namespace sg

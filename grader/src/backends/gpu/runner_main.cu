@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "backends/gpu/device_pool.h"
+#include "backends/gpu/runner_cuda.h"
 #include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sm_partition.h"
 #include "proto/protocol.h"
@@ -106,44 +107,6 @@ std::string launch_shape_note() {
 
 double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-// A failed CUDA call, named, with the error; sticky errors end the runner.
-struct CudaFailure {
-  sg::proto::ReplyStatus status;
-  std::string message;
-};
-
-bool check(cudaError_t err, const char* call, CudaFailure& f) {
-  if (err == cudaSuccess) return true;
-  f.status = (err == cudaErrorMemoryAllocation) ? sg::proto::ReplyStatus::OutOfMemory
-                                                : sg::proto::ReplyStatus::CudaError;
-  f.message = std::string(call) + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
-  return false;
-}
-#define RUNNER_CHECK(call) check((call), #call, fail)
-
-// Device buffers for one case, freed on every path.
-struct DeviceBuffers {
-  float *a = nullptr, *b = nullptr, *c = nullptr;
-  bool pooled = true;  // from sg::gpu::device_alloc; the selftest's are plain cudaMalloc (the sanitizer's case)
-  ~DeviceBuffers() {
-    for (void* p : {static_cast<void*>(a), static_cast<void*>(b), static_cast<void*>(c)})
-      pooled ? sg::gpu::device_free(p) : cudaFree(p);
-  }
-};
-
-// A refused launch (bad grid or block) leaves the context usable; the runner
-// carries on when the device still synchronises cleanly, which spares the
-// judge a new runner (a CUDA start-up) per such case.
-bool launch_ok(CudaFailure& fail) {
-  const cudaError_t launch = cudaGetLastError();
-  if (launch == cudaSuccess) return true;
-  const bool usable = cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess;
-  fail.status = usable ? sg::proto::ReplyStatus::LaunchRefused : sg::proto::ReplyStatus::LaunchError;
-  fail.message = std::string("launch error after basicSgemm: ") + cudaGetErrorName(launch) + " (" +
-                 cudaGetErrorString(launch) + ")";
-  return false;
 }
 
 // Checked launches start with shared memory zeroed, as the CPU backend's do:

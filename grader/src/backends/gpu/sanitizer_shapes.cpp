@@ -100,4 +100,17 @@ void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerSh
   }
 }
 
+std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
+  // The lines that say what was found, so the feedback is short.
+  static const std::regex interesting(
+      R"((Invalid (__global__|__shared__)[^\n]*|[^\n]*(hazard|Hazard|Race|race)[^\n]*|[^\n]*ERROR SUMMARY[^\n]*|[^\n]*RACECHECK SUMMARY[^\n]*|[^\n]*by thread[^\n]*))");
+  std::string out;
+  int lines = 0;
+  for (std::sregex_iterator it(r.output.begin(), r.output.end(), interesting), end; it != end && lines < 12;
+       ++it, ++lines)
+    out += "  " + it->str() + "\n";
+  if (out.empty()) out = r.output.substr(0, 2000);
+  return tool + ": " + r.exit.describe() + "\n" + out;
+}
+
 }  // namespace sg

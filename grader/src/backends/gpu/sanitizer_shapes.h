@@ -1,11 +1,13 @@
-// Which shapes the GPU's sanitizer check runs the submission at, and which
-// of them a tool's error belongs to. Pure functions, tested without a GPU.
+// Which shapes the GPU's sanitizer check runs the submission at, which of
+// them a tool's error belongs to, and the lines of its output the feedback
+// keeps. Pure functions, tested without a GPU.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "model/suite.h"
+#include "process/tool_run.h"
 
 namespace sg {
 
@@ -35,5 +37,9 @@ std::string last_shape_started(const std::string& output);
 
 // "M K N" of every shape, appended to a --selftest command line.
 void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerShape>& shapes);
+
+// The tool's name, how it ended and the lines that say what it found (at
+// most 12; else the start of its output), so the feedback is short.
+std::string sanitizer_summary(const std::string& tool, const ToolRun& r);
 
 }  // namespace sg

@@ -26,7 +26,7 @@ double case_time_limit_after_hang(const Case& c, BackendKind backend);
 
 // The CPU backend runs blocks a few at a time: a legal grid far larger than C
 // needs may take several times a case's limit. While its blocks keep
-// completing a case gets more time (pipeline/runner_session.h): up to this
+// completing a case gets more time (services/runner_session.h): up to this
 // factor times its limit, and this many seconds in all per grading (a hang
 // completes no block and gets none). A square grid of 125 x 125 blocks for a
 // 2000 x 17 result took 27 s against a limit of about 10 s on 2 cores.

@@ -56,7 +56,7 @@ inline int fenced_barrier(const char* file, int line, int predicate) {
 // The built-in variables are variables, not macros, so that host code may
 // name its own `dim3 blockDim(16, 16)` as nvcc allows (a local shadows them).
 // One copy per worker thread, which the block scheduler sets whenever it
-// switches to another GPU thread (runtime/lib/block_scheduler.cpp).
+// switches to another GPU thread (grader/cudacpu/lib/block_scheduler.cpp).
 extern __thread uint3 threadIdx;
 extern __thread uint3 blockIdx;
 extern __thread dim3 blockDim;

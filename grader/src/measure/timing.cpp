@@ -1,4 +1,4 @@
-#include "pipeline/timing.h"
+#include "measure/timing.h"
 
 #include <algorithm>
 #include <cstdio>

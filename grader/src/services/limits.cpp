@@ -1,4 +1,4 @@
-#include "pipeline/limits.h"
+#include "services/limits.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-// The CPU layer as a model of a GPU (grader/src/backends/cpu/runtime/lib/
+// The CPU layer as a model of a GPU (grader/cudacpu/lib/
 // launch_tracking.h): blocks resident together that overwrite a global tile,
 // races between blocks and the loads they lose, global loads counted per
 // warp, and a build that leaves nothing outside the count (escapes from the
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "backends/cpu/preprocessed_scan.h"
-#include "cpu_runner_fixture.h"
+#include "../../tests/cpu_runner_fixture.h"
 #include "static_checks/symbol_policy.h"
 
 namespace {

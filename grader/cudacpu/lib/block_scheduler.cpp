@@ -44,6 +44,7 @@
 #include "cudacpu/launch.h"
 #include "device_memory.h"
 #include "fault_report.h"
+#include "launch_shape.h"
 #include "launch_tracking.h"
 #include "runtime.h"
 
@@ -63,7 +64,7 @@ namespace {
 // Blocks completed so far, counted in the file CUDACPU_PROGRESS_FILE names
 // (the grader sets it): the judge reads it when a case passes its time
 // limit, and gives a grid whose blocks keep completing more time, where a
-// hang completes none (pipeline/runner_session.h). Without the variable
+// hang completes none (services/runner_session.h). Without the variable
 // (a student's own run) nothing is written.
 std::atomic<std::uint64_t>* progress_counter() {
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared with another process");
@@ -166,32 +167,6 @@ void pass_on(GridRun& grid, Slot& s, int from) {
   ++s.exited;
   pass_on(*grid, s, self);
   __builtin_unreachable();  // an exited fiber is never resumed, only restarted
-}
-
-std::string dims(const char* what, dim3 d) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%s (%u, %u, %u)", what, d.x, d.y, d.z);
-  return buf;
-}
-
-// Empty when the launch shape is valid; else why not, with the error CUDA gives.
-std::string shape_problem(const LaunchShape& s, std::size_t max_dynamic, cudaError_t& err) {
-  const dim3 g = s.grid, b = s.block;
-  err = cudaErrorInvalidConfiguration;
-  if (b.x == 0 || b.y == 0 || b.z == 0) return dims("block", b) + " has a zero dimension";
-  if (g.x == 0 || g.y == 0 || g.z == 0) return dims("grid", g) + " has a zero dimension";
-  if (b.x > 1024 || b.y > 1024 || b.z > 64) return dims("block", b) + " exceeds the limits (1024, 1024, 64)";
-  const std::uint64_t threads = std::uint64_t(b.x) * b.y * b.z;
-  if (threads > 1024)
-    return dims("block", b) + " has " + std::to_string(threads) + " threads; at most 1024 are allowed";
-  if (g.x > 2147483647u || g.y > 65535 || g.z > 65535)
-    return dims("grid", g) + " exceeds the limits (2147483647, 65535, 65535)";
-  if (s.dynamic_shared > max_dynamic) {
-    err = cudaErrorInvalidValue;
-    return "the launch asks for " + std::to_string(s.dynamic_shared) + " bytes of dynamic shared memory; at most " +
-           std::to_string(max_dynamic) + " are allowed";
-  }
-  return "";
 }
 
 std::string coords(uint3 v, bool three_d) {

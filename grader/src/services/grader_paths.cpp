@@ -1,4 +1,4 @@
-#include "pipeline/grader_paths.h"
+#include "services/grader_paths.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -31,7 +31,7 @@ GraderPaths GraderPaths::discover() {
   if (!p.nvcc.empty()) ncu_extra.insert(ncu_extra.begin(), fs::path(p.nvcc).parent_path().string() + "/ncu");
   p.ncu = find_program("ncu", ncu_extra);
   p.runner_objects = p.home + "/runner";
-  p.cpu_include = p.source_root + "/grader/src/backends/cpu/runtime/include";
+  p.cpu_include = p.source_root + "/grader/cudacpu/include";
   p.cpu_library = p.home + "/cpu/libcudacpu.a";
   p.cpu_runner_object = p.home + "/cpu/cpu_runner.o";
   p.sandbox = probe_sandbox(acquire_job_identity());

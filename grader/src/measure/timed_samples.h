@@ -3,15 +3,15 @@
 // on inputs made from a fresh seed per sample. The student's samples come
 // from the student's runner, each output checked (digest, then Freivalds'
 // test); the reference's, the naive kernel's and the overhead's from the
-// grader's baseline runner. pipeline/timing.cpp turns them into a Timing.
+// grader's baseline runner. measure/timing.cpp turns them into a Timing.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "model/suite.h"
-#include "pipeline/runner_session.h"
-#include "pipeline/timing.h"
+#include "services/runner_session.h"
+#include "measure/timing.h"
 
 namespace sg {
 

@@ -1,4 +1,4 @@
-#include "pipeline/runner_session.h"
+#include "services/runner_session.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "pipeline/submission.h"
+#include "services/submission.h"
 
 #include <unistd.h>
 

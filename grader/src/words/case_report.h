@@ -4,7 +4,7 @@
 #include <string>
 
 #include "compare/hypotheses.h"
-#include "pipeline/runner_session.h"
+#include "services/runner_session.h"
 #include "model/result.h"
 #include "model/suite.h"
 

@@ -1,4 +1,4 @@
-#include "pipeline/inputs.h"
+#include "services/inputs.h"
 
 #include <functional>
 #include <random>

@@ -1,4 +1,4 @@
-#include "pipeline/work_dir.h"
+#include "services/work_dir.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

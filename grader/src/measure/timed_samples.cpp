@@ -1,4 +1,4 @@
-#include "pipeline/timed_samples.h"
+#include "measure/timed_samples.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -43,7 +43,7 @@ double median(std::vector<double> v);
 // side's requests, as a share of the first: 0.5% for steady samples on the
 // H100, 5-25% when another process's burst of work ran beside most of them.
 double request_spread(const std::vector<double>& judge_ms);
-// Past this, a side's samples are taken again (pipeline/grade.cpp, at most
+// Past this, a side's samples are taken again (measure/take_policy.h, at most
 // kTimingTakes in all, the least disturbed kept): a burst that delayed most of
 // them would otherwise decide the speedup (seen on the H100: an honest
 // reference scored 0.92 against itself in a batch).

@@ -1,4 +1,4 @@
-#include "pipeline/case_report.h"
+#include "words/case_report.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,0 +1,48 @@
+// One performance case from its correctness check to its score: the takes of
+// its samples (the student's, then the baselines'), the outputs checked after
+// the exclusive hold, and why it could not be measured. The stage that holds
+// the GPU (pipeline/performance_stage.cpp) calls these in order.
+#pragma once
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "measure/take_policy.h"
+#include "measure/timed_samples.h"
+#include "measure/timing.h"
+#include "model/suite.h"
+#include "services/inputs.h"
+#include "services/runner_session.h"
+
+namespace sg {
+
+struct TimedCase {
+  const Case* c = nullptr;
+  std::size_t pi = 0;  // its performance test in GradeResult::tests
+  CaseInputs inputs;   // for the cuBLAS roofline
+  TimingEvidence evidence;
+  std::vector<TimedOutput> outputs;  // the kept take's outputs, checked after the hold
+  std::string not_measured;          // why it was not measured ("" while it can be)
+  int student_takes = 0, baseline_takes = 0;  // more than 1: the first samples were disturbed
+  double student_disturbance = 0, baseline_disturbance = 0;  // of the takes kept (timing.h)
+  double seconds = 0;  // spent timing it, for its test's seconds
+  bool failed() const { return !not_measured.empty(); }
+};
+
+using MeasureLog = std::function<void(const std::string&)>;
+
+// The reference's yardstick, then the student's samples in the takes the
+// policy asks for; the least disturbed take's outputs are kept (the others'
+// files removed from `scratch`).
+void time_student(RunnerSession& student, RunnerSession& baseline, TimedCase& timed, double limit_s,
+                  const std::string& scratch, const TakePolicy& policy, const MeasureLog& log);
+
+// The baselines' samples (reference, naive, overhead) in the takes the policy asks for.
+void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, const TakePolicy& policy,
+                    const MeasureLog& log);
+
+// Reads and checks the kept take's outputs (every core, no GPU: after the hold).
+void check_timed_outputs(const std::string& scratch, TimedCase& timed);
+
+}  // namespace sg

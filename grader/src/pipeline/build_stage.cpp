@@ -1,0 +1,55 @@
+#include <algorithm>
+#include <filesystem>
+
+#include "pipeline/stages.h"
+
+namespace fs = std::filesystem;
+
+namespace sg {
+namespace {
+
+// Helpers the grader made private: a style note, no points lost.
+std::string helpers_note(const std::vector<std::string>& helpers) {
+  std::string names;
+  for (std::size_t i = 0; i < helpers.size() && i < 5; ++i) names += (i ? ", `" : "`") + helpers[i] + "`";
+  if (helpers.size() > 5) names += " and " + std::to_string(helpers.size() - 5) + " more";
+  return "style: " + names + (helpers.size() == 1 ? " is" : " are") + " visible outside kernel.cu; the grader made " +
+         (helpers.size() == 1 ? "it" : "them") +
+         " private (no points lost). Declaring helpers `static` does that in your own code.";
+}
+
+}  // namespace
+
+bool build_stage(Grading& g) {
+  GradeResult& r = g.r;
+  if (!g.sub.problem.empty()) {
+    g.fail_all(GradeState::InvalidSubmission, g.sub.problem);
+    r.build_log = g.sub.problem;
+    return false;
+  }
+  // Grade a private copy: the submission cannot change under us.
+  const std::string kernel = g.work.sub("build/kernel.cu");
+  fs::copy_file(g.sub.kernel, kernel, fs::copy_options::overwrite_existing);
+
+  g.log(std::string("building (") + to_string(r.backend.value()) + ")");
+  g.build = g.backend->build(kernel, g.work);
+  r.device = g.backend->device();
+  r.build_log = g.build.log;
+  r.compile_time = g.build.seconds;
+  if (!g.build.ok) {
+    g.fail_all(g.build.state, g.build.why);
+    return false;
+  }
+  if (!g.build.helpers.empty()) r.notes.push_back(helpers_note(g.build.helpers));
+  g.runner_config = g.backend->runner_config(g.build.runner, g.work);
+  // Timed outputs leave the runner as files (proto SeededOutput): its
+  // file-size limit holds the largest.
+  for (const Case& c : g.suite.cases)
+    if (c.has_performance)
+      g.runner_config.limits.file_bytes =
+          std::max(g.runner_config.limits.file_bytes, static_cast<long long>(sizeof(float)) * c.m * c.n);
+  g.run_checks(CheckStage::AfterBuild);
+  return true;
+}
+
+}  // namespace sg

@@ -1,0 +1,109 @@
+#include "pipeline/case_run.h"
+
+#include <cstdio>
+#include <cstring>
+#include <optional>
+
+#include "compare/tolerance.h"
+#include "words/case_report.h"
+
+namespace sg {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One checked launch, compared with the oracle (when the runner answered).
+struct CheckedRun {
+  CaseOutcome out;
+  std::optional<Comparison> cmp;
+  bool differs = false;  // a second launch on the same inputs gave other bits
+  double limit_s = 0;    // the case's time limit (shorter than the backend's after a hang)
+};
+
+CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) {
+  CheckedRun run;
+  const CaseInputs& in = prepared.in;
+  run.limit_s = g.a_case_hung ? g.backend->case_time_limit_after_hang(c) : g.backend->case_time_limit(c);
+  {
+    const auto hold = g.take_shared_hold();
+    run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+  }
+  if (run.out.kind == CaseOutcome::Kind::TimedOut && !run.out.extended) g.a_case_hung = true;
+  if (prepared.oracle.valid()) prepared.oracle.get();  // computed beside the run
+  if (run.out.kind != CaseOutcome::Kind::Ok) return run;
+  CompareInput ci_in;
+  ci_in.m = c.m;
+  ci_in.n = c.n;
+  ci_in.k = c.k;
+  ci_in.c = run.out.reply.c.data();
+  ci_in.c64 = prepared.c64.data();
+  ci_in.abs_ab = prepared.abs_ab.data();
+  ci_in.factor = c.tolerance_factor;
+  ci_in.exact = c.exact;
+  run.cmp = compare(ci_in);
+  if (run.cmp->wrong > 0 && g.backend->launches_can_differ() && double(c.m) * c.n * c.k <= 2e9) {
+    // Run the same inputs again: an output that moves is a race, not a formula bug.
+    const auto hold = g.take_shared_hold();
+    CaseOutcome again = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+    if (again.kind == CaseOutcome::Kind::Ok)
+      run.differs = std::memcmp(again.reply.c.data(), run.out.reply.c.data(),
+                                sizeof(float) * run.out.reply.c.size()) != 0;
+  }
+  return run;
+}
+
+}  // namespace
+
+bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& prepared) {
+  TestResult& t = g.r.tests[ci];
+  const auto t0 = Clock::now();
+  g.log("case " + c.name + " (" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + ")");
+  CheckedRun run = checked_run(g, c, prepared);
+  t.seconds = seconds_since(t0);
+  if (run.out.kind != CaseOutcome::Kind::Ok) {
+    record_runner_failure(t, run.out);
+    if (run.out.kind == CaseOutcome::Kind::TimedOut && run.limit_s < g.backend->case_time_limit(c)) {
+      char buf[300];
+      std::snprintf(buf, sizeof buf,
+                    "its limit was %.1f s instead of %.0f s because an earlier case hung: a kernel that completes "
+                    "needs only the time for the case's work\n",
+                    run.limit_s, g.backend->case_time_limit(c));
+      t.detail += buf;
+    }
+    g.outcomes.push_back({c.m, c.k, c.n, false});
+    g.counted.push_back({c.m, c.k, c.n, false, t.verdict, 0, 0});
+    return false;
+  }
+  const bool correct = run.cmp->wrong == 0;
+  const CaseData data{c.m,
+                      c.k,
+                      c.n,
+                      prepared.in.a.data(),
+                      prepared.in.b.data(),
+                      run.out.reply.c.data(),
+                      prepared.c64.data(),
+                      prepared.abs_ab.data(),
+                      c.tolerance_factor};
+  record_comparison(t, c, std::move(*run.cmp), run.differs, &data);
+  if (const unsigned sms = run.out.reply.header.checked_launch_sms; sms > 0)
+    t.detail += "checked on a partition of " + std::to_string(sms) +
+                " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
+  if (!run.out.reply.message.empty()) note_out_of_bounds(t, run.out.reply.message);
+  if (!run.out.reply.block_race.empty())
+    note_block_race(t, run.out.reply.block_race, run.out.reply.header.racing_stores);
+  const proto::ReplyHeader& h = run.out.reply.header;
+  g.counted.push_back({c.m, c.k, c.n, true, "", h.global_loads, h.kernel_launches});
+  if (run.out.extended) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf,
+                  "took %.1f s, past its limit of %.0f s, which was extended because its blocks kept completing: "
+                  "the CPU backend runs blocks a few at a time, so a grid larger than C needs (or more K tiles "
+                  "than k has) costs time here that a GPU hides\n",
+                  t.seconds, run.out.limit_s);
+    t.detail += buf;
+  }
+  g.outcomes.push_back({c.m, c.k, c.n, correct});
+  return correct;
+}
+
+}  // namespace sg

@@ -1,0 +1,14 @@
+// One correctness case: its checked launch in the student's runner, compared
+// with the oracle, recorded in its test. Shared by the correctness stage and
+// the untimed half of each performance case.
+#pragma once
+#include <cstddef>
+
+#include "pipeline/grading.h"
+
+namespace sg {
+
+// Runs and records the correctness test g.r.tests[ci]; true when correct.
+bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& prepared);
+
+}  // namespace sg

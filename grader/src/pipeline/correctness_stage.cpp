@@ -1,0 +1,54 @@
+#include <algorithm>
+
+#include "pipeline/case_run.h"
+#include "pipeline/stages.h"
+#include "words/case_report.h"
+
+namespace sg {
+namespace {
+
+void correctness_case(Grading& g, const Case& c, std::size_t ci) {
+  if (const std::string why = g.backend->cannot_run(c); !why.empty()) {
+    mark_not_run(g.r.tests[ci], why, Status::Skipped);
+    return;
+  }
+  // Where the oracle is host work, it runs beside the case (the runner uses one core).
+  if (g.backend->oracle_on_host()) {
+    const std::unique_ptr<PreparedCase> prepared = g.prepare_beside_run(c);
+    check_case(g, c, ci, *prepared);
+  } else {
+    check_case(g, c, ci, g.prepare(c));
+  }
+}
+
+}  // namespace
+
+bool correctness_stage(Grading& g) {
+  // The runners' start-up (a CUDA context each) outside any hold: the
+  // student's is waited for before the first case takes its shared hold, the
+  // baseline runner's overlaps the correctness cases.
+  const bool times_cases = std::any_of(g.suite.cases.begin(), g.suite.cases.end(),
+                                       [&g](const Case& c) { return c.has_performance && g.wanted(c.visibility); });
+  if (g.backend->why_not_timed().empty() && times_cases) {
+    RunnerConfig cfg = g.backend->runner_config(g.build.baseline_runner, g.work, "baseline-scratch");
+    cfg.log_name = "baseline";
+    cfg.limits.file_bytes = g.runner_config.limits.file_bytes;
+    g.baseline = std::make_unique<RunnerSession>(cfg);
+    g.baseline->begin();
+    g.session->spare(*g.baseline);  // a failed case's sweep must not take it
+  }
+  for (const Case& c : g.suite.cases)
+    if (g.wanted(c.visibility)) {
+      (void)g.session->ready(g.backend->case_time_limit(c));
+      break;
+    }
+  // Each case holds the GPU shared on its own. (One hold over all of them
+  // was tried: fewer waits for it, but longer ones for everybody's timings,
+  // and fewer gradings per minute in all.)
+  for (const Case& c : g.suite.cases)
+    if (g.wanted(c.visibility) && !c.has_performance) correctness_case(g, c, g.index_of(c.name));
+  g.run_checks(CheckStage::AfterCases);  // the sanitizer's points need a correct case
+  return true;
+}
+
+}  // namespace sg

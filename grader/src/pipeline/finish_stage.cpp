@@ -1,0 +1,33 @@
+#include <algorithm>
+
+#include "pipeline/stages.h"
+#include "process/process.h"
+
+namespace sg {
+namespace {
+
+constexpr std::size_t kLogCap = 64 << 10;
+
+// Failures across sizes (e.g. every case with m not a multiple of 16) go on
+// each failed case whose output no hypothesis reproduced.
+void diagnose_across_cases(Grading& g) {
+  std::vector<Diagnosis> across = diagnose_across(g.outcomes);
+  if (across.empty()) return;
+  for (auto& t : g.r.tests) {
+    if (t.kind != TestKind::Correctness || t.status != Status::Failed || !t.comparison) continue;
+    // A case whose output a hypothesis reproduced already says what is wrong.
+    if (std::any_of(t.diagnoses.begin(), t.diagnoses.end(), is_confirmed_hypothesis)) continue;
+    for (const auto& d : across) t.diagnoses.push_back(d);
+  }
+}
+
+}  // namespace
+
+void finish_stage(Grading& g) {
+  g.r.student_output = g.session->captured_output(kLogCap);
+  g.session.reset();
+  kill_all_descendants();
+  diagnose_across_cases(g);
+}
+
+}  // namespace sg

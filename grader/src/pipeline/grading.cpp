@@ -1,0 +1,78 @@
+#include "pipeline/grading.h"
+
+#include <algorithm>
+
+#include "model/plan.h"
+#include "words/case_report.h"
+
+namespace sg {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::size_t Grading::index_of(const std::string& test_name) const {
+  std::size_t i = 0;
+  while (r.tests[i].name != test_name) ++i;
+  return i;
+}
+
+void Grading::fail_all(GradeState state, const std::string& why) {
+  r.state = state;
+  for (auto& t : r.tests)
+    if (!set_aside(t)) mark_not_run(t, "not run: " + why);  // the not-measured stay out of the maximum
+}
+
+void Grading::run_checks(CheckStage stage) {
+  CheckContext ctx;
+  ctx.backend = backend.get();
+  ctx.build = &build;
+  ctx.sanitizer = {build.runner, &runner_config, work.sub("logs"), r.seed, {}, {}};
+  for (const Case& c : suite.cases)
+    if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
+  ctx.sanitizer.counted = counted;
+  for (const auto& t : r.tests) {
+    if (t.kind != TestKind::Correctness) continue;
+    ctx.any_case_correct |= t.status == Status::Passed;
+    if (t.status == Status::Failed && !t.comparison) ctx.cases_runner_failed.push_back(t.name);
+    const auto has = [&t](const Diagnosis& hint) {
+      return std::any_of(t.diagnoses.begin(), t.diagnoses.end(), [&](const Diagnosis& d) { return d.id == hint.id; });
+    };
+    if (has(kOutOfBoundsHint)) ctx.cases_out_of_bounds.push_back(t.name);
+    if (has(kBlockRaceHint)) ctx.cases_with_block_races.push_back(t.name);
+  }
+  for (const Check& c : suite.checks)
+    if (wanted(c.visibility)) run_check(c, stage, ctx, r.tests[index_of(c.name)]);
+}
+
+std::unique_ptr<DeviceHold> Grading::take_shared_hold() {
+  const auto t0 = Clock::now();
+  auto hold = backend->shared_hold();
+  if (!hold) return nullptr;
+  const std::lock_guard<std::mutex> stats(hold_stats_mutex);
+  shared_wait_s += seconds_since(t0);
+  ++shared_holds;
+  return hold;
+}
+
+PreparedCase Grading::prepare(const Case& c) {
+  PreparedCase p;
+  p.in = make_inputs(c, r.seed);  // host work: no hold, so a waiting timing is not kept waiting
+  const auto hold = take_shared_hold();
+  const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex);
+  backend->oracle(c, p.in, p.c64, p.abs_ab);
+  return p;
+}
+
+std::unique_ptr<PreparedCase> Grading::prepare_beside_run(const Case& c) {
+  auto p = std::make_unique<PreparedCase>();
+  p->in = make_inputs(c, r.seed);
+  PreparedCase* made = p.get();  // stays where it is until the case has waited for the oracle
+  p->oracle = std::async(std::launch::async, [this, &c, made] {
+                const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex);
+                backend->oracle(c, made->in, made->c64, made->abs_ab);
+              }).share();
+  return p;
+}
+
+}  // namespace sg

@@ -1,0 +1,89 @@
+// The context of one grading, which every stage reads and extends: the
+// suite, the options, the backend, the build, the runners and the result
+// being filled. Stages are functions over it (pipeline/stages.h); the run
+// order is pipeline/grade.cpp.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <future>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "compare/diagnosis.h"
+#include "measure/timed_case.h"
+#include "model/result.h"
+#include "model/suite.h"
+#include "pipeline/checks.h"
+#include "pipeline/grade.h"
+#include "services/inputs.h"
+#include "services/runner_session.h"
+#include "services/submission.h"
+#include "services/work_dir.h"
+
+namespace sg {
+
+double seconds_since(std::chrono::steady_clock::time_point t0);
+
+// A case's inputs and FP64 oracle result.
+struct PreparedCase {
+  CaseInputs in;
+  std::vector<double> c64, abs_ab;
+  // Where the oracle is still being computed beside the case's run (Backend::oracle_on_host).
+  std::shared_future<void> oracle;
+};
+
+struct Grading {
+  Grading(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths)
+      : suite(suite), opts(opts), paths(paths), work(opts.work_root, opts.keep_work) {}
+
+  const Suite& suite;
+  const GradeOptions& opts;
+  const GraderPaths& paths;
+  WorkDir work;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  GradeResult r;
+  LocatedSubmission sub;
+  std::unique_ptr<Backend> backend;
+  BuildOutput build;
+  RunnerConfig runner_config;  // how this grading's runners are started
+  // Before session, so that it outlives session's sweeps (RunnerSession::spare).
+  std::unique_ptr<RunnerSession> baseline;  // the grader's baseline runner, where cases are timed
+  std::unique_ptr<RunnerSession> session;
+  std::vector<TimedCase> to_time;  // performance cases checked correct, waiting for their timing
+  std::vector<SizeOutcome> outcomes;
+  std::vector<CountedCase> counted;  // each case's checked launch as the CPU layer counted it
+  bool a_case_hung = false;          // later cases get case_time_limit_after_hang
+  std::mutex oracle_mutex;           // the timed cases' oracles are made on a second thread
+  std::mutex hold_stats_mutex;
+  double shared_wait_s = 0;  // time spent waiting for untimed holds
+  int shared_holds = 0;
+  // The timed cases' inputs and oracle results, made on a second thread while
+  // the sanitizer runs. Last: destroyed first, it waits for that thread, which
+  // uses the members above.
+  std::future<std::map<std::string, PreparedCase>> timed_inputs;
+
+  void log(const std::string& line) const {
+    if (opts.log) opts.log(line);
+  }
+  bool wanted(Visibility v) const { return !opts.public_only || v == Visibility::Public; }
+  std::size_t index_of(const std::string& test_name) const;
+  // Every test not set aside is marked not run, with `why`.
+  void fail_all(GradeState state, const std::string& why);
+  // Grades the part of each of the suite's checks that belongs to `stage`.
+  void run_checks(CheckStage stage);
+  // A shared hold on the device for one untimed step. Never asked for while
+  // this grading holds the device to itself: it would wait for itself.
+  std::unique_ptr<DeviceHold> take_shared_hold();
+  // A case's inputs and FP64 oracle result (also on a second thread).
+  PreparedCase prepare(const Case& c);
+  // The same with the oracle still being computed on a second thread
+  // (PreparedCase::oracle): the case's run waits for it after the run.
+  std::unique_ptr<PreparedCase> prepare_beside_run(const Case& c);
+};
+
+}  // namespace sg

@@ -1,0 +1,70 @@
+#include "words/timing_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace sg {
+namespace {
+
+double round2(double x) { return std::round(x * 100.0) / 100.0; }
+
+}  // namespace
+
+Timing record_timing(TestResult& p, const TimedCase& timed) {
+  const Case& c = *timed.c;
+  Timing tm = evaluate_timing(timed.evidence);
+  p.score = round2(performance_points(c.performance, tm));
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "speedup %.3f vs the reference tiled kernel (%.3f ms vs %.3f ms; full points at %.2f, none at %.2f); "
+                "%.0f GFLOP/s, %.1f%% of cuBLAS",
+                tm.speedup, tm.student_ms, tm.reference_ms, c.performance.full_at, c.performance.zero_at,
+                tm.student_gflops, tm.cublas_gflops > 0 ? 100.0 * tm.student_gflops / tm.cublas_gflops : 0.0);
+  p.verdict = buf;
+  std::snprintf(buf, sizeof buf,
+                "median of %d samples; student %.3f ms (spread %.1f%%), reference %.3f ms, naive %.3f ms, cuBLAS %.3f ms\n"
+                "timed by CUDA events, never below the grader's clock less the request's overhead and 3%% "
+                "(%.3f ms, from the fastest quarter of requests; a request that launches nothing: %.3f ms); every timed output "
+                "checked (digest and Freivalds' test)\n",
+                tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms,
+                tm.student_floor_ms, tm.overhead_ms);
+  p.detail = buf;
+  const TimingEvidence& e = timed.evidence;
+  if (!e.yardstick_event_ms.empty()) {
+    std::snprintf(buf, sizeof buf,
+                  "the reference's pace (events): %.3f ms before the student's samples, %.3f ms between them, "
+                  "%.3f ms with the baselines\n",
+                  median(e.yardstick_event_ms), median(e.probe_event_ms), median(e.reference_event_ms));
+    p.detail += buf;
+  }
+  if (tm.student_floor_used)
+    p.detail += "the runner's own event times were below the grader's clock: the grader's figure was used\n";
+  if (timed.student_takes > 1 || timed.baseline_takes > 1)
+    p.detail += "samples taken again because most of them were delayed (the grader's clock put their quartiles "
+                "more than 3% apart) or the GPU ran them slower as a whole (the reference's launches with them more "
+                "than 3% slower than its fastest launch): the student's " +
+                std::to_string(timed.student_takes) + " time(s), the baselines' " +
+                std::to_string(timed.baseline_takes) + " time(s); the least disturbed kept\n";
+  if (std::max(timed.student_disturbance, timed.baseline_disturbance) > kDisturbedSpread) {
+    std::snprintf(buf, sizeof buf,
+                  "every take was disturbed (the kept ones by %.1f%%, the student's, and %.1f%%, the baselines'): "
+                  "this speedup is less certain; grading the submission alone gives a quiet GPU\n",
+                  100 * timed.student_disturbance, 100 * timed.baseline_disturbance);
+    p.detail += buf;
+  }
+  if (tm.timed_output_wrong) {
+    p.verdict = "no performance points: " + tm.implausible_reason;
+    p.status = Status::Failed;
+  } else if (tm.implausible) {
+    p.verdict = "implausible timing, no performance points: " + tm.implausible_reason;
+    p.status = Status::Failed;
+  } else {
+    p.status = p.score >= p.max_score - 1e-9 ? Status::Passed : (p.score > 0 ? Status::Partial : Status::Failed);
+  }
+  p.timing = tm;
+  return tm;
+}
+
+}  // namespace sg

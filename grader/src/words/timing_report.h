@@ -1,0 +1,14 @@
+// The performance test of one timed case: its points, verdict and detail from
+// the evidence the measurement kept (measure/timed_case.h).
+#pragma once
+#include "measure/timed_case.h"
+#include "model/result.h"
+
+namespace sg {
+
+// Scores `p` from timed.evidence (evaluate_timing, performance_points) and
+// says how it was measured; a kernel whose timed outputs were wrong, or whose
+// timing is implausible, gets no points. Returns the Timing it evaluated.
+Timing record_timing(TestResult& p, const TimedCase& timed);
+
+}  // namespace sg
