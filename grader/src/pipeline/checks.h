@@ -16,11 +16,13 @@ namespace sg {
 enum class CheckStage {
   AfterBuild,   // the build and the static checks
   BeforeCases,  // tools that run the submission on their own (the sanitizer)
-  AfterCases    // what needs the correctness cases' results
+  AfterCases,   // what needs the correctness cases' results
+  AfterChecks   // what reads other checks' results (feedback on their figures)
 };
 
 struct CheckContext {
   Backend* backend = nullptr;
+  const std::vector<TestResult>* tests = nullptr;  // every test, as graded so far
   const BuildOutput* build = nullptr;
   SanitizerContext sanitizer;
   bool any_case_correct = false;  // known at AfterCases

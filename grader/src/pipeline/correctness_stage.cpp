@@ -48,6 +48,7 @@ bool correctness_stage(Grading& g) {
   for (const Case& c : g.suite.cases)
     if (g.wanted(c.visibility) && !c.has_performance) correctness_case(g, c, g.index_of(c.name));
   g.run_checks(CheckStage::AfterCases);  // the sanitizer's points need a correct case
+  g.run_checks(CheckStage::AfterChecks);
   return true;
 }
 

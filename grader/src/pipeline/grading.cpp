@@ -27,6 +27,7 @@ void Grading::run_checks(CheckStage stage) {
   CheckContext ctx;
   ctx.backend = backend.get();
   ctx.build = &build;
+  ctx.tests = &r.tests;
   ctx.sanitizer = {build.runner, &runner_config, work.sub("logs"), r.seed, {}, {}};
   for (const Case& c : suite.cases)
     if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
