@@ -15,6 +15,7 @@
 #include "backends/gpu/ncu_reuse.h"
 #include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sanitizer_shapes.h"
+#include "model/plan.h"
 #include "model/result_codec.h"
 #include "pipeline/checks.h"
 #include "suite/suite_loader.h"
@@ -209,6 +210,55 @@ TEST(StructureCheck, TiledReusePassesAtTheThresholdAndAbove) {
   const TestResult t = structure_with(measured(4194304), false);  // registers or L1 tricks: the count decides
   EXPECT_EQ(t.status, Status::Passed);
   EXPECT_NE(t.verdict.find("used 16.0 times"), std::string::npos) << t.verdict;
+}
+
+// The register-tiling feedback on a structure figure: `structure` is the
+// structure check's result (as graded before it), `points` the suite's.
+TestResult register_tiling_after(const TestResult& structure, double points) {
+  std::vector<TestResult> tests{structure};
+  tests[0].kind = TestKind::Check;
+  CheckContext ctx;
+  ctx.tests = &tests;
+  Check c;
+  c.name = "register_tiling";
+  c.kind = CheckKind::RegisterTiling;
+  c.points = points;
+  TestResult t;
+  t.kind = TestKind::Check;
+  t.max_score = points;
+  for (const CheckStage stage : {CheckStage::AfterBuild, CheckStage::BeforeCases, CheckStage::AfterCases})
+    run_check(c, stage, ctx, t);
+  EXPECT_EQ(t.verdict, "") << "graded before the other checks' figures are final";
+  run_check(c, CheckStage::AfterChecks, ctx, t);
+  return t;
+}
+
+TEST(RegisterTilingCheck, PassesOnlyPastWhatOneElementPerThreadReaches) {
+  const TestResult r64 = register_tiling_after(structure_with(measured(1048576.0), true), 0);  // reuse 64
+  EXPECT_EQ(r64.status, Status::Passed) << r64.verdict;
+  EXPECT_EQ(r64.score, 0);
+  EXPECT_NE(r64.verdict.find("used 64.0 times"), std::string::npos) << r64.verdict;
+  // 32x32 tiles reach exactly 32 with one element per thread: not register tiling.
+  const TestResult r32 = register_tiling_after(structure_with(measured(2097152.0), true), 0);
+  EXPECT_EQ(r32.status, Status::Skipped) << r32.verdict;
+  EXPECT_TRUE(set_aside(r32)) << "a feedback-only check short of the figure stays out of the maximum";
+  EXPECT_NE(r32.verdict.find("not seen: each value loaded from global memory is used 32.0 times"), std::string::npos)
+      << r32.verdict;
+  // With points of its own, falling short fails it and scores nothing.
+  const TestResult scored = register_tiling_after(structure_with(measured(2097152.0), true), 2);
+  EXPECT_EQ(scored.status, Status::Failed);
+  EXPECT_EQ(scored.score, 0);
+  EXPECT_EQ(register_tiling_after(structure_with(measured(1048576.0), true), 2).score, 2);
+}
+
+TEST(RegisterTilingCheck, WithoutAMeasuredFigureItSaysSo) {
+  ReuseMeasurement m;
+  m.outcome = ReuseMeasurement::Outcome::Unavailable;
+  m.why = "ncu is not installed";
+  m.fallback = "the PTX";
+  const TestResult t = register_tiling_after(structure_with(m, true), 0);
+  EXPECT_EQ(t.status, Status::Skipped);
+  EXPECT_NE(t.verdict.find("not measured"), std::string::npos) << t.verdict;
 }
 
 TEST(StructureCheck, WithoutCountersTheStaticCheckStandsAndSaysWhy) {

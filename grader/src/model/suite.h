@@ -51,10 +51,12 @@ enum class CheckKind {
   Symbols,           // only mysgemm/basicSgemm defined, no forbidden references
   SharedAndBarrier,  // data reuse >= min_reuse, measured (ncu), else shared memory and a barrier in the PTX
   Sanitizer,         // compute-sanitizer memcheck over the small cases + racecheck on a drawn shape
-  Last = Sanitizer   // keep equal to the last kind: the suite schema lists kinds up to it
+  RegisterTiling,    // the structure check's measured reuse beyond one element of C per thread
+  Last = RegisterTiling  // keep equal to the last kind: the suite schema lists kinds up to it
 };
 // The suite YAML's word for each kind, in the enum's order.
-inline constexpr const char* kCheckKindNames[] = {"symbols", "shared_memory_and_barrier", "sanitizer"};
+inline constexpr const char* kCheckKindNames[] = {"symbols", "shared_memory_and_barrier", "sanitizer",
+                                                  "register_tiling"};
 static_assert(sizeof(kCheckKindNames) / sizeof(kCheckKindNames[0]) == static_cast<int>(CheckKind::Last) + 1,
               "every CheckKind needs its name in kCheckKindNames");
 

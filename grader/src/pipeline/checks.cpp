@@ -122,6 +122,39 @@ void structure_needs_a_correct_case(const CheckContext& ctx, TestResult& t) {
   score_by_status(t);
 }
 
+// A tile of one element of C per thread reuses each loaded value at most 32
+// times (32x32 threads; reuse = 2*BM*BN/(BM+BN) <= sqrt(BM*BN)), so a higher
+// measured reuse means several elements of C per thread (register tiling) or
+// vector loads (one 16-byte load is one instruction). 5% above, so that a
+// 32x32 tile's exact 32 never passes on a rounding.
+constexpr double kOneElementPerThreadReuse = 32;
+
+// Feedback on the structure check's measured figure; it runs nothing. With
+// no points in the suite it is set aside where the figure is lower or missing.
+void register_tiling_check(const CheckContext& ctx, TestResult& t) {
+  const Reuse* measured = nullptr;
+  for (const TestResult& s : *ctx.tests)
+    if (s.kind == TestKind::Check && s.reuse && s.reuse->factor) measured = &*s.reuse;
+  const Status short_of_it = t.max_score > 0 ? Status::Failed : Status::Skipped;
+  if (!measured) {
+    mark_not_run(t, "not measured: no structure check counted the kernel's global loads", short_of_it);
+    return;
+  }
+  const double f = *measured->factor;
+  if (f > 1.05 * kOneElementPerThreadReuse) {
+    t.status = Status::Passed;
+    t.verdict = "each value loaded from global memory is used " + fixed1(f) + " times, more than a tile of one "
+                "element of C per thread allows (" + count_text(kOneElementPerThreadReuse) +
+                "): several elements per thread (register tiling) or vector loads";
+  } else {
+    t.status = short_of_it;
+    t.verdict = "not seen: each value loaded from global memory is used " + fixed1(f) + " times; computing several "
+                "elements of C per thread from registers over larger tiles (register tiling) takes it past " +
+                count_text(kOneElementPerThreadReuse);
+  }
+  score_by_status(t);
+}
+
 // "2 correctness cases (a, b; see their details)": the count, then up to four names.
 std::string named_cases(const std::vector<std::string>& names, const std::string& noun) {
   std::string out = std::to_string(names.size()) + " " + noun + (names.size() == 1 ? "" : "s") + " (";
@@ -179,6 +212,9 @@ void run_check(const Check& c, CheckStage stage, const CheckContext& ctx, TestRe
     case CheckKind::Sanitizer:
       if (stage == CheckStage::BeforeCases) ctx.backend->sanitizer(c, ctx.sanitizer, t);
       if (stage == CheckStage::AfterCases) sanitizer_needs_a_correct_case(c, ctx, t);
+      return;
+    case CheckKind::RegisterTiling:
+      if (stage == CheckStage::AfterChecks) register_tiling_check(ctx, t);
       return;
   }
 }
