@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "batch/batch_options.h"
+#include "cli/batch_cli.h"
 #include "batch/content_hash.h"
 #include "batch/gpu_inventory.h"
 #include "batch/gradescope_export.h"
@@ -397,7 +398,7 @@ TEST(BatchOptions, RejectsContradictionsWithAClearMessage) {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     BatchOptions o;
-    const bool ok = parse_batch_args(static_cast<int>(argv.size()), argv.data(), o, error);
+    const bool ok = sg::parse_batch_args(static_cast<int>(argv.size()), argv.data(), o, error);
     return std::make_pair(ok, o);
   };
   std::string error;
