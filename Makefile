@@ -36,12 +36,17 @@ NVCCFLAGS := -std=c++17 -O3 $(GPU_ARCH) -Igrader/src -Xcompiler -Wall,-Wextra
 SECCOMP_INC := $(patsubst %/seccomp.h,%,$(firstword $(wildcard /usr/include/seccomp.h .devcarry/seccomp/usr/include/seccomp.h)))
 SECCOMP_LIB := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libseccomp.a /usr/lib/aarch64-linux-gnu/libseccomp.a \
                  .devcarry/seccomp/usr/lib/x86_64-linux-gnu/libseccomp.a) -lseccomp)
-ifneq ($(SECCOMP_INC),/usr/include)
-  ifneq ($(SECCOMP_INC),)
-    CXXFLAGS += -isystem $(SECCOMP_INC)
-  endif
-endif
-LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static $(SECCOMP_LIB) -ldl -lrt -pthread
+# CLI11 (the command lines, grader/src/cli/), header-only: Debian's libcli11-dev, or .devcarry/cli11
+# (that package unpacked with `dpkg -x`).
+CLI11_INC := $(patsubst %/CLI/CLI.hpp,%,$(firstword $(wildcard /usr/include/CLI/CLI.hpp .devcarry/cli11/usr/include/CLI/CLI.hpp)))
+# libmd (SHA-256 of submissions, grader/src/batch/content_hash.cpp), linked statically: Debian's
+# libmd-dev, or .devcarry/libmd (that package unpacked with `dpkg -x`).
+MD_INC := $(patsubst %/sha2.h,%,$(firstword $(wildcard /usr/include/sha2.h .devcarry/libmd/usr/include/sha2.h)))
+MD_LIB := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libmd.a /usr/lib/aarch64-linux-gnu/libmd.a \
+            .devcarry/libmd/usr/lib/x86_64-linux-gnu/libmd.a) -lmd)
+# Headers found outside /usr/include (the .devcarry copies) come in as system headers.
+CXXFLAGS += $(addprefix -isystem ,$(sort $(filter-out /usr/include,$(SECCOMP_INC) $(CLI11_INC) $(MD_INC))))
+LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread
 
 # Grader library: every .cpp under grader/src except the CLI's main. The
 # CUDA-on-CPU layer (grader/cudacpu) is a library of its own (libcudacpu.a, below).
@@ -175,7 +180,7 @@ clean:
 SG_FLAVOUR := $(if $(NO_CUDA),no-cuda,cuda)
 ifneq ($(NO_CUDA),)
   CXXFLAGS := $(filter-out -I$(CUDA_INC),$(CXXFLAGS)) -DSG_NO_CUDA
-  LDLIBS := -lyaml-cpp $(SECCOMP_LIB) -ldl -lrt -pthread
+  LDLIBS := -lyaml-cpp $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread
 endif
 
 # Remembers which flavour the objects were built for; rewritten only when it

@@ -32,6 +32,10 @@ have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 # Where Gradescope's container refuses namespaces, grading says so and runs
 # with rlimits only.
 have_header seccomp.h || missing+=(libseccomp-dev)
+# The command lines (CLI11) and the submissions' fingerprints (libmd's SHA-256),
+# as in grader/tools/install-deps.sh.
+have_header CLI/CLI.hpp || missing+=(libcli11-dev)
+have_header sha2.h || missing+=(libmd-dev)
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 
 if [ ${#missing[@]} -gt 0 ]; then
@@ -43,7 +47,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
 else
-  echo "setup.sh: g++, make, yaml-cpp, nlohmann-json, GoogleTest, libseccomp and bubblewrap are present; apt not needed"
+  echo "setup.sh: g++, make, yaml-cpp, nlohmann-json, GoogleTest, libseccomp, CLI11, libmd and bubblewrap are present; apt not needed"
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes sure the kit's build dependencies are present: yaml-cpp, nlohmann-json,
-# GoogleTest, libseccomp and bubblewrap (the CUDA Toolkit itself must already
-# be installed).
+# GoogleTest, libseccomp, CLI11, libmd and bubblewrap (the CUDA Toolkit itself
+# must already be installed).
 # As root on Debian/Ubuntu it installs what is missing; otherwise it prints
 # the exact command and fails.
 # With --test-extras (only `make test` passes it): also Slurm and munge, for
@@ -26,6 +26,12 @@ have_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
 # bubblewrap runs compilers and runners (without it grading falls back to
 # rlimits only and says so in every report).
 have_header seccomp.h || [ -e "$(dirname "$0")/../../.devcarry/seccomp/usr/include/seccomp.h" ] || missing+=(libseccomp-dev)
+# The command lines (grader/src/cli/, CLI11, header-only) and the submissions'
+# fingerprints (grader/src/batch/content_hash.cpp, libmd's SHA-256). Like
+# libseccomp, a machine without a package registry may carry them unpacked in
+# .devcarry/ (the Makefile's CLI11_INC, MD_INC and MD_LIB).
+have_header CLI/CLI.hpp || [ -e "$(dirname "$0")/../../.devcarry/cli11/usr/include/CLI/CLI.hpp" ] || missing+=(libcli11-dev)
+have_header sha2.h || [ -e "$(dirname "$0")/../../.devcarry/libmd/usr/include/sha2.h" ] || missing+=(libmd-dev)
 # The daemons live in /usr/sbin, which a non-root PATH may lack.
 have_program() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ]; }
 optional=()

@@ -10,6 +10,8 @@ missing=()
 [[ -e /usr/include/yaml-cpp/yaml.h ]] || missing+=(libyaml-cpp-dev)
 [[ -e /usr/include/nlohmann/json.hpp ]] || missing+=(nlohmann-json3-dev)
 [[ -e /usr/include/seccomp.h ]] || missing+=(libseccomp-dev)
+[[ -e /usr/include/CLI/CLI.hpp ]] || missing+=(libcli11-dev)
+[[ -e /usr/include/sha2.h ]] || missing+=(libmd-dev)
 if ((${#missing[@]})); then
   echo "make check: the grader needs ${missing[*]}; install with" >&2
   echo "  sudo apt-get install -y ${missing[*]}" >&2

@@ -6,9 +6,8 @@
 
 namespace sg {
 
-std::unique_ptr<Backend> make_backend(const std::string& requested, const BackendSetup& setup) {
-  std::optional<BackendKind> kind = parse_backend(requested);
-  if (!kind && requested != "auto") throw UsageError("--backend: expected gpu, cpu or auto, got " + requested);
+std::unique_ptr<Backend> make_backend(std::optional<BackendKind> requested, const BackendSetup& setup) {
+  std::optional<BackendKind> kind = requested;
   std::optional<DeviceDescription> device;
   if (!setup.device_arch.empty() && kind != BackendKind::Cpu) {
     // The caller knows the GPU (grade batch): it is described while the
@@ -27,7 +26,7 @@ std::unique_ptr<Backend> make_backend(const std::string& requested, const Backen
     case BackendKind::Cpu:
       return make_cpu_backend(setup);
   }
-  throw UsageError("no backend " + requested);
+  throw UsageError(std::string("no backend ") + to_string(*kind));
 }
 
 }  // namespace sg

@@ -3,15 +3,15 @@
 // one line here.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "backends/backend.h"
 
 namespace sg {
 
-// `requested` is "auto", "gpu" or "cpu" (--backend). "auto" takes the GPU
-// when one is usable, else the CPU. Throws UsageError when the backend asked
-// for cannot be used here.
-std::unique_ptr<Backend> make_backend(const std::string& requested, const BackendSetup& setup);
+// `requested` is --backend: unset ("auto") takes the GPU when one is usable,
+// else the CPU. Throws UsageError when the backend asked for cannot be used here.
+std::unique_ptr<Backend> make_backend(std::optional<BackendKind> requested, const BackendSetup& setup);
 
 }  // namespace sg

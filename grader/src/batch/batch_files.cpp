@@ -1,5 +1,7 @@
 #include "batch/batch_files.h"
 
+#include "batch/batch_options.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -14,8 +16,10 @@
 namespace sg::batch {
 
 std::string settings_json(const BatchSettings& s) {
-  nlohmann::ordered_json j = {{"submissions", s.submissions}, {"suite", s.suite},
-                              {"backend", s.backend},         {"visibility", s.public_only ? "public" : "all"},
+  nlohmann::ordered_json j = {{"submissions", s.submissions},
+                              {"suite", s.suite},
+                              {"backend", backend_word(s.backend)},
+                              {"visibility", s.public_only ? "public" : "all"},
                               {"shard", s.shard}};
   return j.dump(2) + "\n";
 }
@@ -29,7 +33,7 @@ bool read_settings(const std::string& path, BatchSettings& s) {
   if (j.is_discarded() || !j.is_object()) return false;
   s.submissions = j.value("submissions", "");
   s.suite = j.value("suite", "");
-  s.backend = j.value("backend", "auto");
+  s.backend = parse_backend(j.value("backend", "auto"));
   s.public_only = j.value("visibility", "all") == "public";
   s.shard = j.value("shard", "");
   return true;

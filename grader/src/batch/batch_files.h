@@ -1,9 +1,11 @@
 // Files a batch keeps in its output folder besides the students' reports:
 // the run settings (batch.json), the exclusive lock, small file helpers.
 #pragma once
+#include <optional>
 #include <string>
 
 #include "io/atomic_file.h"  // write_file_atomically, for the batch's own files
+#include "model/result.h"
 
 namespace sg::batch {
 
@@ -11,7 +13,7 @@ namespace sg::batch {
 struct BatchSettings {
   std::string submissions;  // absolute
   std::string suite;        // absolute
-  std::string backend = "auto";
+  std::optional<BackendKind> backend;  // the one graded with; unset: "auto" (an old batch.json)
   bool public_only = false;
   std::string shard;        // "i/N" or ""
 };

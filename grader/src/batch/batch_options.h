@@ -1,9 +1,11 @@
-// Command-line options of `grade batch` (parsing only; no side effects).
+// Options of `grade batch` (the plain values; cli/batch_cli.cpp parses them).
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "model/result.h"
 
 namespace sg::batch {
 
@@ -13,7 +15,7 @@ struct BatchOptions {
   std::string out;                  // --out DIR (required)
   std::string suite;                // --suite FILE (default: testcases/default.yaml)
   std::optional<std::uint64_t> seed;
-  std::string backend = "auto";     // auto | gpu | cpu
+  std::optional<BackendKind> backend;  // --backend gpu|cpu; unset: auto
   bool public_only = false;         // --visibility public
   std::optional<std::vector<int>> gpus;  // --gpus 0,1 (default: all visible)
   int jobs = 0;                     // --jobs N (0: 2 per GPU, or the CPU count)
@@ -30,8 +32,9 @@ struct BatchOptions {
   std::vector<std::string> only;    // --only ID[,ID]: regrade just these students
 };
 
-// False with `error` naming the bad argument. argv[0] is "batch".
-bool parse_batch_args(int argc, char** argv, BatchOptions& out, std::string& error);
-std::string batch_usage();
+// The word for `backend` on a command line: "gpu", "cpu" or "auto".
+inline std::string backend_word(const std::optional<BackendKind>& backend) {
+  return backend ? to_string(*backend) : "auto";
+}
 
 }  // namespace sg::batch

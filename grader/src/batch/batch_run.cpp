@@ -56,7 +56,7 @@ std::vector<std::string> environment_without(const std::string& name) {
 
 // Options every grade process (and every Slurm shard) gets.
 std::vector<std::string> common_grade_options(const BatchOptions& o, const std::string& suite) {
-  std::vector<std::string> a = {"--suite", suite, "--backend", o.backend};
+  std::vector<std::string> a = {"--suite", suite, "--backend", backend_word(o.backend)};
   if (o.seed) a.insert(a.end(), {"--seed", std::to_string(*o.seed)});
   if (o.public_only) a.insert(a.end(), {"--visibility", "public"});
   return a;
@@ -74,7 +74,7 @@ int write_slurm_plan(const BatchOptions& o, const std::string& grade_program, co
   if (o.jobs > 0) p.forwarded.insert(p.forwarded.end(), {"--jobs", std::to_string(o.jobs)});
   if (!o.title.empty()) p.forwarded.insert(p.forwarded.end(), {"--title", o.title});
   p.sbatch_lines = o.sbatch_lines;
-  p.request_gpu = o.backend != "cpu";
+  p.request_gpu = o.backend != BackendKind::Cpu;
   std::error_code ec;
   fs::create_directories(fs::path(out) / "shards", ec);  // Slurm opens the task logs there
   if (ec) {
@@ -199,14 +199,14 @@ int BatchRun::run() {
   }
 
   // Devices: GPU mode runs several grade processes per GPU sharing that GPU's lock.
-  if (o_.backend != "cpu") {
+  if (o_.backend != BackendKind::Cpu) {
     std::string error;
     gpus_ = choose_gpus(o_.gpus, visible_gpu_count(), error);
     if (!error.empty()) {
       std::fprintf(log_, "grade batch: %s\n", error.c_str());
       return 2;
     }
-    if (gpus_.empty() && o_.backend == "gpu") {
+    if (gpus_.empty() && o_.backend == BackendKind::Gpu) {
       std::fprintf(log_, "grade batch: --backend gpu, but no CUDA device is visible\n");
       return 2;
     }
@@ -214,7 +214,7 @@ int BatchRun::run() {
   }
   // The backend in use, "auto" resolved, so that students without a result
   // get the same tests and maximum as those graded.
-  const std::string backend = o_.backend != "auto" ? o_.backend : gpus_.empty() ? "cpu" : "gpu";
+  const BackendKind backend = o_.backend ? *o_.backend : gpus_.empty() ? BackendKind::Cpu : BackendKind::Gpu;
   settings_ = {subs, suite_path, backend, o_.public_only,
                o_.shard_count ? std::to_string(o_.shard_index) + "/" + std::to_string(o_.shard_count) : ""};
   // The grade processes share a GPU lock exactly when there are GPUs (--gpu-lock).
@@ -352,7 +352,7 @@ JournalEntry BatchRun::record_missing(const Pending& p) {
   e.finished_at = utc_now();
   e.status = to_string(GradeState::InvalidSubmission);
   e.detail = "the submission " + p.sub.path + " does not exist";
-  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(settings_.backend),
+  GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, settings_.backend,
                                     GradeState::InvalidSubmission, e.detail);
   e.max = r.max_score();
   std::error_code ec;
@@ -421,7 +421,7 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
   if (!last.empty() && !f.timed_out) why += "; its last message: " + last;
   e.status = to_string(f.timed_out ? GradeState::Timeout : GradeState::InternalError);
   e.detail = why;
-  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, parse_backend(settings_.backend),
+  const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, settings_.backend,
                                           f.timed_out ? GradeState::Timeout : GradeState::InternalError, why);
   e.max = r.max_score();
   try {

@@ -23,14 +23,14 @@ std::vector<GradeResult> class_results(const std::string& out_dir, const std::ve
     if (it == latest.end()) {
       notes.push_back(m.student + ": no result (grading never finished)");
       out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission,
-                                      parse_backend(settings.backend), GradeState::InternalError,
+                                      settings.backend, GradeState::InternalError,
                                       "grading never finished for this submission"));
       continue;
     }
     const JournalEntry& e = it->second;
     if (is_synthesised_state(e.status)) {
       out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission,
-                                      parse_backend(settings.backend),
+                                      settings.backend,
                                       parse_grade_state(e.status).value_or(GradeState::InternalError),
                                       e.detail.empty() ? e.status : e.detail, e.max));
       continue;
@@ -42,7 +42,7 @@ std::vector<GradeResult> class_results(const std::string& out_dir, const std::ve
     } catch (const std::exception& ex) {
       notes.push_back(m.student + ": " + ex.what());
       out.push_back(unfinished_result(suite, settings.public_only, m.student, m.submission,
-                                      parse_backend(settings.backend), GradeState::InternalError,
+                                      settings.backend, GradeState::InternalError,
                                       std::string("results unreadable: ") + ex.what(), e.max));
     }
   }

@@ -4,6 +4,8 @@
 #include <optional>
 #include <string>
 
+#include "model/result.h"
+
 namespace sg {
 
 struct CliOptions {
@@ -12,7 +14,7 @@ struct CliOptions {
   std::string out = "results";
   std::optional<std::uint64_t> seed;
   bool public_only = false;
-  std::string backend = "auto";
+  std::optional<BackendKind> backend;  // --backend gpu|cpu; unset: auto
   std::string student;
   bool keep_work = false;
   bool quiet = false;
@@ -21,8 +23,9 @@ struct CliOptions {
   std::string submission;
 };
 
-// False with `error` naming the bad argument.
+// False with `error` naming the bad argument (exit status 2).
 bool parse_cli(int argc, char** argv, CliOptions& out, std::string& error);
+// The help of `grade` (CLI11's, from the option table of options.cpp).
 std::string usage_text();
 
 }  // namespace sg

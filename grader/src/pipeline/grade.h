@@ -19,7 +19,7 @@ struct GradeOptions {
   std::string student;                 // id shown in reports (default: the submission's name)
   std::optional<std::uint64_t> seed;   // secret when absent
   bool public_only = false;            // --visibility public
-  std::string backend = "auto";        // auto | gpu | cpu
+  std::optional<BackendKind> backend;  // --backend gpu | cpu; unset: auto
   std::string work_root;               // where the private work folder goes (default TMPDIR or /tmp)
   bool keep_work = false;             // keep the work folder (debugging)
   std::string gpu_lock;                // flock(2) this file while running cases (batch pipelines)
