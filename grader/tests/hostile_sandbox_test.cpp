@@ -17,9 +17,11 @@
 #include <string>
 #include <thread>
 
+#include "model/plan.h"
 #include "process/sandbox.h"
 #include "report/batch_writers.h"
 #include "shell_run.h"
+#include "suite/suite_loader.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -57,6 +59,16 @@ Graded grade(const fs::path& submission, const std::string& name, const std::str
 }
 
 double score(const Graded& g) { return g.results.is_object() ? g.results.value("score", -1.0) : -1.0; }
+
+// Every point the CPU backend grades in testcases/default.yaml (what an honest tiled kernel earns
+// there), from the suite rather than a number that a change of points would make wrong.
+double every_cpu_point() {
+  double total = 0;
+  for (const auto& t : sg::plan_tests(sg::load_suite_file(std::string(SG_SOURCE_ROOT) + "/testcases/default.yaml"),
+                                      sg::Shown::All, sg::kCpuNotTimed))
+    total += t.max_score;
+  return total;
+}
 
 bool sandbox_here() { return sg::probe_sandbox().available(); }
 
@@ -106,7 +118,7 @@ TEST(HostileSandbox, NvccSplitRunsNoShellAndLeaksNoFile) {
   fs::remove(marker, ec);
   const Graded g = grade(kSamples / "nvcc_split/kernel.cu", "nvcc_split");
   ASSERT_EQ(g.code, 0) << g.terminal;
-  EXPECT_EQ(score(g), 84.0) << "the honest part earns every CPU-backend point, no more";
+  EXPECT_EQ(score(g), every_cpu_point()) << "the honest part earns every CPU-backend point, no more";
   EXPECT_FALSE(fs::exists(marker)) << "the shell command ran on the host";
   EXPECT_EQ(everything(g).find("leak: root:"), std::string::npos) << "/etc/passwd reached a report";
   EXPECT_NE(g.results_text.find("system() returned"), std::string::npos) << "the attack did not run at all";
@@ -119,7 +131,7 @@ TEST(HostileSandbox, LibcSelfLookupFindsSystemButRunsNoShell) {
   fs::remove(marker, ec);
   const Graded g = grade(kSamples / "libc_lookup_system/kernel.cu", "libc_lookup_system");
   ASSERT_EQ(g.code, 0) << g.terminal;
-  EXPECT_EQ(score(g), 84.0);
+  EXPECT_EQ(score(g), every_cpu_point());
   EXPECT_NE(g.results_text.find("system() found by lookup returned"), std::string::npos)
       << "the lookup itself failed, so this proves nothing";
   EXPECT_EQ(g.results_text.find("SHELL RAN"), std::string::npos);
@@ -145,7 +157,7 @@ TEST(HostileSandbox, KillMinusOneReachesNothingOutside) {
   ::waitpid(victim, &status, 0);
   EXPECT_TRUE(alive) << "kill(-1) reached a process outside the sandbox";
   ASSERT_EQ(g.code, 0) << g.terminal;
-  EXPECT_EQ(score(g), 84.0);
+  EXPECT_EQ(score(g), every_cpu_point());
 }
 
 TEST(HostileSandbox, PlantedSymlinkStaysInside) {
@@ -155,7 +167,7 @@ TEST(HostileSandbox, PlantedSymlinkStaysInside) {
   fs::remove(link, ec);
   const Graded g = grade(kSamples / "plants_symlink/kernel.cu", "plants_symlink");
   ASSERT_EQ(g.code, 0) << g.terminal;
-  EXPECT_EQ(score(g), 84.0);
+  EXPECT_EQ(score(g), every_cpu_point());
   EXPECT_FALSE(fs::exists(fs::symlink_status(link))) << "the runner planted a link in the host's /tmp";
   EXPECT_NE(g.results_text.find("symlink returned"), std::string::npos) << "the attack did not run at all";
 }

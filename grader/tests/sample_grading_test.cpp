@@ -1,11 +1,14 @@
 // End to end: every sample submission under grader/samples/ is graded by the
 // real `grade` binary and its results.json is held to the sample's
-// expect.yaml (state, score range, tests that must fail or pass, words the
-// feedback must mention, the first hint a student reads). GPU backend where a
-// device exists; the CPU backend everywhere for the samples that declare a
-// cpu_score. Real students' kernels (grader/samples/real/) are graded once
+// expect.yaml (state, tests that must fail or pass, the score range those
+// lists imply with the suite's points (sample_expect.h), words the feedback
+// must mention, the first hint a student reads). GPU backend where a device
+// exists; the CPU backend everywhere but for the samples marked
+// cpu_not_graded. Real students' kernels (grader/samples/real/) are graded once
 // grader/tools/real_corpus.sh has materialised them; samples marked
 // known_unfair (cpu_known_unfair: CPU backend only) are skipped with the reason.
+// SG_SAMPLE_SUITE=FILE grades them against another suite than
+// testcases/default.yaml: the expected ranges follow its points.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -27,6 +30,7 @@
 #include "gpu_guard.h"
 #include "model/plan.h"
 #include "process/sandbox.h"
+#include "sample_expect.h"
 #include "suite/suite_loader.h"
 
 namespace fs = std::filesystem;
@@ -96,6 +100,18 @@ std::vector<std::string> leftover_runners(const std::string& work_root) {
   return found;
 }
 
+// SG_SAMPLE_SUITE, or "": grade's own default, testcases/default.yaml.
+std::string suite_override() {
+  const char* s = std::getenv("SG_SAMPLE_SUITE");
+  return s && *s ? std::string(s) : std::string();
+}
+
+// The suite the samples are graded against and their ranges derived from.
+std::string sample_suite() {
+  const std::string s = suite_override();
+  return s.empty() ? std::string(SG_SOURCE_ROOT) + "/testcases/default.yaml" : s;
+}
+
 // Runs build/grade on the sample; returns its exit code, fills results.json.
 int run_grade(const Sample& s, const std::string& backend, json& results, std::string& log) {
   const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / backend / s.name;
@@ -106,8 +122,9 @@ int run_grade(const Sample& s, const std::string& backend, json& results, std::s
   // the batch's lock, so that no shard's timing overlaps another's launches.
   const char* lock = std::getenv("SG_TEST_GPU_LOCK");
   const std::string lock_option = lock && *lock && backend == "gpu" ? " --gpu-lock '" + std::string(lock) + "'" : "";
+  const std::string suite_option = suite_override().empty() ? "" : " --suite '" + suite_override() + "'";
   const std::string cmd = "TMPDIR='" + (out / "tmp").string() + "' timeout -k 10 600 '" + std::string(SG_BUILD_DIR) +
-                          "/grade' --quiet --seed 12345 --backend " + backend + lock_option + " --out '" +
+                          "/grade' --quiet --seed 12345 --backend " + backend + lock_option + suite_option + " --out '" +
                           out.string() + "' '" + s.submission.string() + "' >'" +
                           (out / "stdout.txt").string() + "' 2>'" + (out / "stderr.txt").string() + "' </dev/null";
   int rc = std::system(cmd.c_str());
@@ -119,8 +136,8 @@ int run_grade(const Sample& s, const std::string& backend, json& results, std::s
 
 void check_expectations(const Sample& s, const std::string& backend) {
   YAML::Node e = YAML::LoadFile((s.dir / "expect.yaml").string());
-  const char* score_key = backend == "gpu" ? "score" : "cpu_score";
-  if (!e[score_key]) GTEST_SKIP() << s.name << " declares no " << score_key;
+  if (backend == "cpu" && e["cpu_not_graded"])
+    GTEST_SKIP() << s.name << " not graded on the CPU backend: " << e["cpu_not_graded"].as<std::string>();
   // The expectation says what a fair grader gives; until the grader does, the mark says why not.
   if (e["known_unfair"]) GTEST_SKIP() << s.name << " known unfair: " << e["known_unfair"].as<std::string>();
   if (backend == "cpu" && e["cpu_known_unfair"])
@@ -139,10 +156,20 @@ void check_expectations(const Sample& s, const std::string& backend) {
   const json& extra = r["extra_data"];
   const std::string state = extra.value("state", "");
   EXPECT_EQ(state, e["state"].as<std::string>("graded")) << s.name;
+  // One maximum for every submission on a backend, whether it built or not.
+  const sg::Suite suite = sg::load_suite_file(sample_suite());
+  const std::vector<sg::TestResult> planned =
+      sg::plan_tests(suite, sg::Shown::All, backend == "cpu" ? sg::kCpuNotTimed : "");
+  double maximum = 0;
+  for (const auto& t : planned) maximum += t.max_score;
+  EXPECT_DOUBLE_EQ(extra["max_score"].get<double>(), maximum) << s.name;
+  // The range the lists imply with the suite's points (sample_expect.h).
+  const sg_samples::ScoreRange want = sg_samples::expected_score_range(e, planned, backend == "cpu");
   const double score = r["score"].get<double>();
-  const double lo = e[score_key][0].as<double>(), hi = e[score_key][1].as<double>();
-  EXPECT_GE(score, lo - 1e-6) << s.name << " scored " << score << "\n" << r.dump(1).substr(0, 6000);
-  EXPECT_LE(score, hi + 1e-6) << s.name << " scored " << score << "\n" << r.dump(1).substr(0, 6000);
+  EXPECT_GE(score, want.lo - 1e-6) << s.name << " scored " << score << ", expected [" << want.lo << ", " << want.hi
+                                   << "]\n" << r.dump(1).substr(0, 6000);
+  EXPECT_LE(score, want.hi + 1e-6) << s.name << " scored " << score << ", expected [" << want.lo << ", " << want.hi
+                                   << "]\n" << r.dump(1).substr(0, 6000);
 
   auto test_named = [&](const std::string& name) -> const json* {
     for (const json& t : r["tests"])
@@ -152,12 +179,6 @@ void check_expectations(const Sample& s, const std::string& backend) {
   // Tests not measured on this backend (e.g. performance on the CPU) are not
   // held to pass/fail lists: they have no status (neither passed nor failed).
   auto skipped_here = [&](const json& t) { return !t.contains("status"); };
-  // One maximum for every submission on a backend, whether it built or not.
-  const sg::Suite suite = sg::load_suite_file(std::string(SG_SOURCE_ROOT) + "/testcases/default.yaml");
-  double maximum = 0;
-  for (const auto& t : sg::plan_tests(suite, sg::Shown::All, backend == "cpu" ? sg::kCpuNotTimed : ""))
-    maximum += t.max_score;
-  EXPECT_DOUBLE_EQ(extra["max_score"].get<double>(), maximum) << s.name;
   for (const auto& n : e["must_fail"]) {
     const json* t = test_named(n.as<std::string>());
     if (!t) continue;  // not part of this run (e.g. hidden)
@@ -266,5 +287,76 @@ std::string sample_test_name(const testing::TestParamInfo<Sample>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Samples, SampleGrading, testing::ValuesIn(all_samples()), sample_test_name);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(SampleGrading);
+
+// The range an expect.yaml implies (sample_expect.h), over a small suite: 22
+// points on a GPU (a 2, b 3, c 5, p 1 + p/performance 7, structure 4), 14 on
+// the CPU backend (p and p/performance set aside).
+std::string tiny_suite(double points_of_a) {
+  std::ostringstream y;
+  y << "suite: tiny\ndescription: three cases, a timed one, a check\ncases:\n"
+    << "  - {name: a, m: 16, k: 16, n: 16, points: " << points_of_a << "}\n"
+    << "  - {name: b, m: 16, k: 16, n: 16, points: 3}\n"
+    << "  - {name: c, m: 16, k: 16, n: 16, points: 5}\n"
+    << "  - {name: p, m: 64, k: 64, n: 64, points: 1, performance: {points: 7, zero_at: 0.75, full_at: 0.95}}\n"
+    << "checks:\n  - {name: structure, kind: shared_memory_and_barrier, points: 4}\n";
+  return y.str();
+}
+
+sg_samples::ScoreRange range_for(const std::string& expect, double points_of_a, bool cpu) {
+  const sg::Suite suite = sg::load_suite_string(tiny_suite(points_of_a), "tiny.yaml");
+  return sg_samples::expected_score_range(YAML::Load(expect), sg::plan_tests(suite, sg::Shown::All,
+                                                                              cpu ? sg::kCpuNotTimed : ""),
+                                          cpu);
+}
+
+TEST(SampleScoreRange, LowerBoundMustPassUpperBoundAllButMustFail) {
+  const std::string e =
+      "state: graded\nmust_pass: [a, p]\nmust_fail: [b, structure]\n"
+      "cpu_stricter: {reason: a race, tests: [c]}\n";
+  // GPU: a + p = 3; 22 - b - structure = 15 (c and p/performance open, cpu_stricter either way).
+  const sg_samples::ScoreRange gpu = range_for(e, 2, false);
+  EXPECT_DOUBLE_EQ(gpu.lo, 3);
+  EXPECT_DOUBLE_EQ(gpu.hi, 15);
+  // CPU: p counts nothing there; c fails (cpu_stricter): a single value, a's 2.
+  const sg_samples::ScoreRange cpu = range_for(e, 2, true);
+  EXPECT_DOUBLE_EQ(cpu.lo, 2);
+  EXPECT_DOUBLE_EQ(cpu.hi, 2);
+  // No lists: anything from 0 to everything the backend grades.
+  EXPECT_DOUBLE_EQ(range_for("state: graded\n", 2, false).hi, 22);
+  EXPECT_DOUBLE_EQ(range_for("state: graded\n", 2, true).hi, 14);
+  EXPECT_DOUBLE_EQ(range_for("state: graded\n", 2, true).lo, 0);
+}
+
+TEST(SampleScoreRange, FollowsTheSuitesPoints) {
+  // The same expectations with a worth 6 instead of 2: both bounds move by 4
+  // where a is passed, the upper bound alone where it is open, nothing where it fails.
+  const std::string passes = "state: graded\nmust_pass: [a]\nmust_fail: [b]\n";
+  EXPECT_DOUBLE_EQ(range_for(passes, 6, false).lo, 6);
+  EXPECT_DOUBLE_EQ(range_for(passes, 6, false).hi, 23);
+  EXPECT_DOUBLE_EQ(range_for(passes, 6, true).lo, 6);
+  EXPECT_DOUBLE_EQ(range_for(passes, 6, true).hi, 15);
+  const std::string fails = "state: graded\nmust_fail: [a, b, c, p, p/performance, structure]\n";
+  EXPECT_DOUBLE_EQ(range_for(fails, 6, false).hi, 0);
+  EXPECT_DOUBLE_EQ(range_for(fails, 6, true).hi, 0);
+}
+
+TEST(SampleScoreRange, NotGradedIsZeroAndFractionsNarrowTheGpuRange) {
+  const std::string all = "must_pass: [a, b, c, p, p/performance, structure]\n";
+  for (const char* state : {"compile error", "rejected"}) {
+    const sg_samples::ScoreRange r = range_for("state: " + std::string(state) + "\n" + all, 2, false);
+    EXPECT_DOUBLE_EQ(r.lo, 0) << state;
+    EXPECT_DOUBLE_EQ(r.hi, 0) << state;
+  }
+  EXPECT_DOUBLE_EQ(range_for("state: graded\n" + all, 2, false).lo, 22);
+  // gpu_score_fraction: [0.5, 0.6] of 22 over must_pass [a] (2 .. 22): [11, 13.2] on a GPU only.
+  const std::string f = "state: graded\nmust_pass: [a]\ngpu_score_fraction: [0.5, 0.6]\n";
+  EXPECT_DOUBLE_EQ(range_for(f, 2, false).lo, 11);
+  EXPECT_NEAR(range_for(f, 2, false).hi, 13.2, 1e-12);
+  EXPECT_DOUBLE_EQ(range_for(f, 2, true).lo, 2);
+  EXPECT_DOUBLE_EQ(range_for(f, 2, true).hi, 14);
+  // A list's bound tighter than the fraction's stays.
+  EXPECT_DOUBLE_EQ(range_for("state: graded\nmust_fail: [a, b, c, p, structure]\ngpu_score_fraction: [0, 0.75]\n",
+                             2, false).hi, 7);
+}
 
 }  // namespace

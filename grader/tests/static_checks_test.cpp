@@ -25,11 +25,14 @@
 #include <utility>
 #include <vector>
 
+#include "model/plan.h"
+#include "sample_expect.h"
 #include "static_checks/device_stubs.h"
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
 #include "process/sandbox.h"
 #include "process/tool_process.h"
+#include "suite/suite_loader.h"
 
 namespace fs = std::filesystem;
 
@@ -980,29 +983,18 @@ std::vector<SampleInfo> load_samples() {
   return out;
 }
 
-// Test names and points of testcases/default.yaml ("case", "case/performance", checks).
-std::map<std::string, double> default_suite_points() {
-  std::map<std::string, double> points;
-  const YAML::Node suite = YAML::LoadFile(std::string(SG_SOURCE_ROOT) + "/testcases/default.yaml");
-  for (const auto& c : suite["cases"]) {
-    const std::string name = c["name"].as<std::string>();
-    points[name] = c["points"] ? c["points"].as<double>() : 0;
-    if (c["performance"]) points[name + "/performance"] = c["performance"]["points"].as<double>(0);
-  }
-  for (const auto& c : suite["checks"]) points[c["name"].as<std::string>()] = c["points"].as<double>(0);
-  return points;
-}
-
 TEST(SampleCorpus, ExpectFilesAreWellFormed) {
   const auto samples = load_samples();
   ASSERT_GE(samples.size(), 30u);
-  std::map<std::string, double> points;
-  ASSERT_NO_THROW(points = default_suite_points());
-  double total = 0;
-  for (const auto& [name, p] : points) total += p;
-  EXPECT_DOUBLE_EQ(total, 100);
-  const std::set<std::string> keys = {"about", "source", "state", "score", "cpu_score", "must_fail",
-                                      "must_pass", "mentions", "cpu_mentions", "first_hint", "first_hint_id",
+  sg::Suite suite;
+  ASSERT_NO_THROW(suite = sg::load_suite_file(std::string(SG_SOURCE_ROOT) + "/testcases/default.yaml"));
+  const std::vector<sg::TestResult> gpu_tests = sg::plan_tests(suite, sg::Shown::All);
+  const std::vector<sg::TestResult> cpu_tests = sg::plan_tests(suite, sg::Shown::All, sg::kCpuNotTimed);
+  std::set<std::string> test_names;  // "case", "case/performance", checks
+  for (const auto& t : gpu_tests) test_names.insert(t.name);
+  // No points: the score range is derived from the lists and the suite (sample_expect.h).
+  const std::set<std::string> keys = {"about", "source", "state", "must_fail", "must_pass", "gpu_score_fraction",
+                                      "cpu_not_graded", "mentions", "cpu_mentions", "first_hint", "first_hint_id",
                                       "first_hint_or", "bug", "known_unfair", "cpu_known_unfair", "hint_known_unfair",
                                       "cpu_hint_known_unfair", "gpu_hint_known_unfair", "upstream", "cpu_stricter", "unsafe_unsandboxed"};
   for (const auto& s : samples) {
@@ -1030,46 +1022,48 @@ TEST(SampleCorpus, ExpectFilesAreWellFormed) {
       EXPECT_TRUE(fs::is_regular_file(s.kernel)) << s.kernel;
     }
     EXPECT_NE(fs::exists(s.dir / "kernel.cu"), bool(e["source"])) << "kernel.cu xor source:";
-    for (const char* key : {"score", "cpu_score"}) {
-      if (!e[key] && std::string(key) == "cpu_score") continue;
-      ASSERT_TRUE(e[key].IsSequence() && e[key].size() == 2) << key;
-      const double lo = e[key][0].as<double>(), hi = e[key][1].as<double>();
-      EXPECT_LE(0, lo);
-      EXPECT_LE(lo, hi);
-      EXPECT_LE(hi, 100);
-      if (state != "graded") {
-        EXPECT_EQ(hi, 0) << key;
-      }
+    if (e["gpu_score_fraction"]) {
+      const YAML::Node& f = e["gpu_score_fraction"];
+      ASSERT_TRUE(f.IsSequence() && f.size() == 2) << "gpu_score_fraction: [lo, hi]";
+      EXPECT_LE(0, f[0].as<double>());
+      EXPECT_LE(f[0].as<double>(), f[1].as<double>());
+      EXPECT_LE(f[1].as<double>(), 1);
+      EXPECT_EQ(state, "graded") << "gpu_score_fraction on a sample that is not graded";
     }
-    // The pass/fail lists name real tests and agree with the GPU score range.
+    if (e["cpu_not_graded"]) {
+      EXPECT_FALSE(e["cpu_not_graded"].as<std::string>("").empty()) << "cpu_not_graded: \"why\"";
+    }
+    // The pass/fail lists name real tests, each once.
     std::set<std::string> listed;
-    double must_pass = 0, must_fail = 0;
     for (const char* key : {"must_pass", "must_fail"})
       for (const auto& t : e[key]) {
         const std::string name = t.as<std::string>();
-        EXPECT_TRUE(points.count(name)) << key << ": no test " << name << " in default.yaml";
+        EXPECT_TRUE(test_names.count(name)) << key << ": no test " << name << " in default.yaml";
         EXPECT_TRUE(listed.insert(name).second) << name << " is listed twice";
-        (std::string(key) == "must_pass" ? must_pass : must_fail) += points.count(name) ? points[name] : 0;
       }
     // Tests where the CPU backend is stricter than a GPU: undefined behaviour, with the reason.
     if (e["cpu_stricter"]) {
       EXPECT_FALSE(e["cpu_stricter"]["reason"].as<std::string>("").empty()) << "cpu_stricter: {reason, tests}";
       for (const auto& t : e["cpu_stricter"]["tests"]) {
         const std::string name = t.as<std::string>();
-        EXPECT_TRUE(points.count(name)) << "cpu_stricter: no test " << name << " in default.yaml";
+        EXPECT_TRUE(test_names.count(name)) << "cpu_stricter: no test " << name << " in default.yaml";
         EXPECT_TRUE(listed.insert(name).second) << name << " is listed twice";
       }
     }
     // Both backends grade the correctness cases and the checks: where a
     // sample is graded on both, each of those tests says how, so that the
     // lists are the agreement between them.
-    if (e["score"] && e["cpu_score"] && state == "graded")
-      for (const auto& [name, p] : points)
-        if (name.rfind("perf_", 0) != 0) {
-          EXPECT_TRUE(listed.count(name)) << name << " is in none of must_pass, must_fail, cpu_stricter";
+    if (!e["cpu_not_graded"] && state == "graded")
+      for (const auto& t : cpu_tests)
+        if (t.max_score > 0) {
+          EXPECT_TRUE(listed.count(t.name)) << t.name << " is in none of must_pass, must_fail, cpu_stricter";
         }
-    EXPECT_LE(must_pass, e["score"][1].as<double>()) << "must_pass is worth more than the maximum score";
-    EXPECT_GE(total - must_fail, e["score"][0].as<double>()) << "must_fail leaves less than the minimum score";
+    // The range the lists imply is not empty on either backend (gpu_score_fraction agrees with them).
+    for (const bool cpu : {false, true}) {
+      if (cpu && e["cpu_not_graded"]) continue;
+      const sg_samples::ScoreRange r = sg_samples::expected_score_range(e, cpu ? cpu_tests : gpu_tests, cpu);
+      EXPECT_LE(r.lo, r.hi + 1e-9) << (cpu ? "CPU" : "GPU") << ": the lists and gpu_score_fraction imply no score";
+    }
     for (const char* key : {"mentions", "cpu_mentions"})
       if (e[key]) {
         EXPECT_TRUE(e[key].IsSequence()) << key;

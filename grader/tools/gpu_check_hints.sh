@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Grades the real-student corpus and the classic-bug samples on the GPU
-# backend and holds each to its expect.yaml: state, score range (`score:`),
+# backend and holds each to its expect.yaml: state, score range (derived from
+# the lists and the points the grading reports: grader/tools/sample_range.py),
 # tests that must fail or pass, and the first hint a student reads
 # (first_hint words, first_hint_id). One line per sample, a summary last.
 #   bash grader/tools/gpu_check_hints.sh K        # K in 0..SHARDS-1: every SHARDS-th sample
@@ -8,7 +9,8 @@
 # the batch's lock (--gpu-lock), so that no shard's timing overlaps another's
 # launches. LIMIT: seconds per grading (default 300: a kernel that deadlocks
 # runs every case to its limit).
-# BACKEND=cpu tries the script without a GPU (expectations are still the GPU's);
+# BACKEND=cpu tries the script without a GPU (expectations are still the GPU's:
+# no cpu_stricter);
 # ONLY=REGEX grades only the samples whose folder matches.
 # Run from the kit's root on a GPU machine. Logs and reports: $OUT/hints/ (or
 # gpu-logs/hints/). The real corpus must be materialised first
@@ -52,23 +54,8 @@ python3 - "$out" "$half" "$shards" "${samples[@]}" <<'PY'
 import json, os, re, sys
 out, half, shards, dirs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
 only = os.environ.get("ONLY", "")
-
-def flow_list(v):
-    v = v.strip()
-    if not (v.startswith("[") and v.endswith("]")):
-        return None
-    return [x.strip().strip('"').strip("'") for x in v[1:-1].split(",") if x.strip()]
-
-def expect(path):
-    e = {}
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r'^([a-z_]+):\s*(.*)$', line.rstrip("\n"))
-        if not m:
-            continue
-        key, val = m.group(1), m.group(2)
-        lst = flow_list(val)
-        e[key] = lst if lst is not None else val.strip().strip('"')
-    return e
+sys.path.insert(0, "grader/tools")
+from sample_range import expected_range, read_expect as expect
 
 rows, held, failed, missing = [], 0, 0, 0
 for i, d in enumerate(dirs):
@@ -91,9 +78,9 @@ for i, d in enumerate(dirs):
     want_state = e.get("state", "graded")
     if state != want_state:
         problems.append(f"state {state} != {want_state}")
-    rng = e.get("score")
-    if isinstance(rng, list) and len(rng) == 2 and not (float(rng[0]) - 1e-6 <= score <= float(rng[1]) + 1e-6):
-        problems.append(f"score {score:g} outside {rng[0]}-{rng[1]}")
+    rng = expected_range(e, r)
+    if not (rng[0] - 1e-6 <= score <= rng[1] + 1e-6):
+        problems.append(f"score {score:g} outside {rng[0]:g}-{rng[1]:g}")
     tests = {t["name"]: t for t in r.get("tests", [])}
     for n in e.get("must_fail", []) or []:
         if n in tests and tests[n].get("status") != "failed":
@@ -121,7 +108,7 @@ for i, d in enumerate(dirs):
         verdict += " (marked " + ",".join(marks) + ")"
     held += not problems
     failed += bool(problems)
-    exp = f"{want_state} {rng[0]}-{rng[1]}" if isinstance(rng, list) else want_state
+    exp = f"{want_state} {rng[0]:g}-{rng[1]:g}"
     rows.append((name, exp, f"{state} {score:g}", hint_id, verdict))
     with open(os.path.join(out, name, "first_hint.txt"), "w") as f:
         f.write(f"[{hint_id}] {hint}\n")

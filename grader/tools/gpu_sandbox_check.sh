@@ -59,7 +59,8 @@ for dir in grader/samples/hostile/*/; do
   res="$out/$name/reports/results.json"
   state=$(grep -m1 -o '"state": *"[^"]*"' "$res" 2>/dev/null | sed 's/.*: *"//;s/"$//')
   [ -n "$state" ] || state=$(grep -m1 '^| State' "$out/$name/reports/report.md" 2>/dev/null | cut -d'|' -f3 | xargs)
-  expected=$(grep -m1 '^score:' "$dir/expect.yaml" | sed 's/score: *//')
+  # The range its expect.yaml implies, with the points this grading reported (sample_range.py).
+  expected=$(python3 grader/tools/sample_range.py "$dir/expect.yaml" "$res" gpu 2>/dev/null || echo "?")
   reached=""
   for f in /tmp/sg_hostile_libc_lookup_marker /tmp/sg_hostile_nvcc_split_marker; do [ -e "$f" ] && reached+="marker $f; "; done
   [ -L /tmp/sg_hostile_planted_link ] && reached+="planted link; "
