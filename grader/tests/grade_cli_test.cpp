@@ -56,10 +56,11 @@ class GradeCli : public testing::Test {
 };
 
 // Every check kind the suite schema accepts is graded: a suite with one check
-// of each kind gives the reference full marks (a kind nobody grades would
-// leave its points at 0). The kinds come from the model, so a new one is
-// included here without editing this test.
-TEST_F(GradeCli, EveryCheckKindIsGradedAndTheReferenceGetsFullMarks) {
+// of each kind gives a correct register-tiled kernel (64x64 tiles, which
+// passes every kind, register_tiling included) full marks (a kind nobody
+// grades would leave its points at 0). The kinds come from the model, so a
+// new one is included here without editing this test.
+TEST_F(GradeCli, EveryCheckKindIsGradedAndARegisterTiledKernelGetsFullMarks) {
   // The symbols check reads an nvcc object.
   if (std::system("command -v nvcc >/dev/null 2>&1 || test -x /usr/local/cuda/bin/nvcc") != 0)
     GTEST_SKIP() << "needs nvcc (the symbols check reads an nvcc object)";
@@ -73,7 +74,7 @@ TEST_F(GradeCli, EveryCheckKindIsGradedAndTheReferenceGetsFullMarks) {
   }
   std::ofstream(dir_ / "suite.yaml") << suite;
   const Ran r = grade("--seed 5 --suite '" + (dir_ / "suite.yaml").string() + "' --out '" + (dir_ / "out").string() +
-                      "' '" + std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu'");
+                      "' '" + std::string(SG_SOURCE_ROOT) + "/grader/samples/styles/register_tiled_64x64/kernel.cu'");
   ASSERT_EQ(r.code, 0) << r.err;
   std::ifstream f(dir_ / "out/results.json");
   const auto j = nlohmann::json::parse(f);

@@ -120,7 +120,7 @@ TEST(SuiteLoaderTest, DefaultSuiteIsAsSpecifiedAndWorth100) {
   EXPECT_EQ(p2.performance.samples, 11);
   EXPECT_DOUBLE_EQ(p2.performance.points, 7);
 
-  ASSERT_EQ(s.checks.size(), 2u);
+  ASSERT_EQ(s.checks.size(), 3u);
   EXPECT_EQ(s.checks[0].name, "structure");
   EXPECT_EQ(s.checks[0].kind, CheckKind::SharedAndBarrier);
   EXPECT_DOUBLE_EQ(s.checks[0].points, 5);
@@ -130,6 +130,9 @@ TEST(SuiteLoaderTest, DefaultSuiteIsAsSpecifiedAndWorth100) {
   EXPECT_EQ(s.checks[1].m, 40);
   EXPECT_EQ(s.checks[1].k, 50);
   EXPECT_EQ(s.checks[1].n, 36);
+  EXPECT_EQ(s.checks[2].name, "register_tiling");
+  EXPECT_EQ(s.checks[2].kind, CheckKind::RegisterTiling);
+  EXPECT_DOUBLE_EQ(s.checks[2].points, 0) << "feedback only";
 }
 
 TEST(SuiteLoaderTest, SmokeSuiteIsSmallAndQuick) {
@@ -317,7 +320,7 @@ TEST(SuiteLoaderTest, ChecksFollowTheirKind) {
   EXPECT_ERROR(ok + "  - {name: s, kind: symbols, points: 1, k: 20}\n", "9:44",
                "k applies only to kinds sanitizer and shared_memory_and_barrier");
   EXPECT_ERROR(ok + "  - {name: s, kind: profiler, points: 1}\n", "9:21",
-               "kind must be one of symbols, shared_memory_and_barrier, sanitizer, got 'profiler'");
+               "kind must be one of symbols, shared_memory_and_barrier, sanitizer, register_tiling, got 'profiler'");
   EXPECT_ERROR(ok + "  - {name: s, kind: symbols, points: 1, timeout_s: 4000}\n", "9:52",
                "timeout_s must be a number > 0 and <= 3600");
   const Suite s = load_suite_string(ok + "  - {name: s, kind: sanitizer, points: 1, m: 20, k: 17, n: 20, timeout_s: 60}\n"
