@@ -120,7 +120,7 @@ TEST(SuiteLoaderTest, DefaultSuiteIsAsSpecifiedAndWorth100) {
   EXPECT_EQ(p2.performance.samples, 11);
   EXPECT_DOUBLE_EQ(p2.performance.points, 7);
 
-  ASSERT_EQ(s.checks.size(), 3u);
+  ASSERT_EQ(s.checks.size(), 2u);
   EXPECT_EQ(s.checks[0].name, "structure");
   EXPECT_EQ(s.checks[0].kind, CheckKind::SharedAndBarrier);
   EXPECT_DOUBLE_EQ(s.checks[0].points, 5);
@@ -130,9 +130,6 @@ TEST(SuiteLoaderTest, DefaultSuiteIsAsSpecifiedAndWorth100) {
   EXPECT_EQ(s.checks[1].m, 40);
   EXPECT_EQ(s.checks[1].k, 50);
   EXPECT_EQ(s.checks[1].n, 36);
-  EXPECT_EQ(s.checks[2].name, "register_tiling");
-  EXPECT_EQ(s.checks[2].kind, CheckKind::RegisterTiling);
-  EXPECT_DOUBLE_EQ(s.checks[2].points, 0) << "feedback only";
 }
 
 TEST(SuiteLoaderTest, SmokeSuiteIsSmallAndQuick) {
