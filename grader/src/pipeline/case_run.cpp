@@ -88,9 +88,14 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
   if (const unsigned sms = run.out.reply.header.checked_launch_sms; sms > 0)
     t.detail += "checked on a partition of " + std::to_string(sms) +
                 " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
-  if (!run.out.reply.message.empty()) note_out_of_bounds(t, run.out.reply.message);
-  if (!run.out.reply.block_race.empty())
+  if (!run.out.reply.message.empty()) {
+    note_out_of_bounds(t, run.out.reply.message);
+    g.cases_out_of_bounds.push_back(c.name);
+  }
+  if (!run.out.reply.block_race.empty()) {
     note_block_race(t, run.out.reply.block_race, run.out.reply.header.racing_stores);
+    g.cases_with_block_races.push_back(c.name);
+  }
   const proto::ReplyHeader& h = run.out.reply.header;
   g.counted.push_back({c.m, c.k, c.n, true, "", h.global_loads, h.kernel_launches});
   if (run.out.extended) {

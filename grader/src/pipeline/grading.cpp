@@ -1,7 +1,5 @@
 #include "pipeline/grading.h"
 
-#include <algorithm>
-
 #include "model/plan.h"
 #include "words/case_report.h"
 
@@ -36,12 +34,9 @@ void Grading::run_checks(CheckStage stage) {
     if (t.kind != TestKind::Correctness) continue;
     ctx.any_case_correct |= t.status == Status::Passed;
     if (t.status == Status::Failed && !t.comparison) ctx.cases_runner_failed.push_back(t.name);
-    const auto has = [&t](const Diagnosis& hint) {
-      return std::any_of(t.diagnoses.begin(), t.diagnoses.end(), [&](const Diagnosis& d) { return d.id == hint.id; });
-    };
-    if (has(kOutOfBoundsHint)) ctx.cases_out_of_bounds.push_back(t.name);
-    if (has(kBlockRaceHint)) ctx.cases_with_block_races.push_back(t.name);
   }
+  ctx.cases_out_of_bounds = cases_out_of_bounds;
+  ctx.cases_with_block_races = cases_with_block_races;
   for (const Check& c : suite.checks)
     if (wanted(c.visibility)) run_check(c, stage, ctx, r.tests[index_of(c.name)]);
 }

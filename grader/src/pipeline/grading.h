@@ -57,6 +57,9 @@ struct Grading {
   std::vector<TimedCase> to_time;  // performance cases checked correct, waiting for their timing
   std::vector<SizeOutcome> outcomes;
   std::vector<CountedCase> counted;  // each case's checked launch as the CPU layer counted it
+  // Correctness cases whose runner reported an out-of-bounds access, or stores
+  // of two blocks racing (the CPU layer's reports): facts the sanitizer check reads.
+  std::vector<std::string> cases_out_of_bounds, cases_with_block_races;
   bool a_case_hung = false;          // later cases get case_time_limit_after_hang
   std::mutex oracle_mutex;           // the timed cases' oracles are made on a second thread
   std::mutex hold_stats_mutex;
