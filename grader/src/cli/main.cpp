@@ -129,7 +129,10 @@ int main(int argc, char** argv) {
     sg::GradeResult result = sg::grade(suite, opts, paths);
     sg::write_reports(result, cli.out);
     sg::print_summary(result, std::cout, sg::use_color(STDOUT_FILENO));
-    std::cout << "reports written to " << cli.out << "/ (results.json, junit.xml, report.md)\n";
+    std::string files;  // every view written (report/writers.h), the lossless result last
+    for (const sg::FileView& v : sg::kFileViews)
+      if (std::string(v.file) != sg::kResultFile) files += std::string(files.empty() ? "" : ", ") + v.file;
+    std::cout << "reports written to " << cli.out << "/ (" << files << ", and " << sg::kResultFile << ")\n";
     sg::kill_all_descendants();
     return 0;
   } catch (const sg::SuiteError& e) {
