@@ -30,6 +30,8 @@
 #include "batch/roster.h"
 #include "batch/slurm_plan.h"
 #include "gpu_guard.h"
+#include "report/batch_writers.h"
+#include "report/feedback.h"
 #include "report/writers.h"
 
 namespace {
@@ -238,16 +240,14 @@ TEST(BatchRoster, PlainFoldersGitClonesAndLooseFiles) {
   EXPECT_THROW(discover_submissions(tmp / "missing"), RosterError);
 }
 
-TEST(BatchRoster, RefusesIdsThatClash) {
+TEST(BatchRoster, IdsThatSanitiseAlikeKeepFoldersOfTheirOwnButOneIdTwiceIsRefused) {
   TempDir tmp;
   write_file(tmp / "class/a b/kernel.cu", "1");
   write_file(tmp / "class/a_b/kernel.cu", "2");
-  try {
-    discover_submissions(tmp / "class");
-    FAIL() << "two ids sharing one report folder were accepted";
-  } catch (const RosterError& e) {
-    EXPECT_NE(std::string(e.what()).find("a_b"), std::string::npos) << e.what();
-  }
+  const auto subs = discover_submissions(tmp / "class");
+  ASSERT_EQ(subs.size(), 2u);
+  EXPECT_NE(sg::report_folder(subs[0].id), sg::report_folder(subs[1].id));
+  EXPECT_EQ(sg::report_folder("a_b"), "a_b");
   write_file(tmp / "twice/x/kernel.cu", "1");
   write_file(tmp / "twice/x.cu", "2");
   EXPECT_THROW(discover_submissions(tmp / "twice"), RosterError);
@@ -521,6 +521,39 @@ TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
 
 // On a GPU the batch tells each grade process the GPU's architecture, which
 // builds at once (no second build) and still reports the device it ran on.
+// Ids that would take the class's own file names or each other's folder:
+// everyone is graded, each into a folder of their own, the class outputs stay
+// what they are, and an honest victim scores what it scores alone.
+TEST(BatchEndToEnd, IdsCannotTakeClassFilesOrEachOthersFolder) {
+  TempDir tmp;
+  for (const char* id : {"similarity.csv", "gradebook.csv", "jane+doe@uni.edu", "jane_doe@uni.edu", "victim"})
+    copy_kernel("reference/kernel.cu", tmp / (std::string("class/") + id));
+  const std::string out = tmp / "out";
+  const RunResult r = run_grade(batch_args(tmp / "class", out, {"--jobs", "2"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto book = read_gradebook(out + "/gradebook.csv");
+  ASSERT_EQ(book.size(), 5u) << read_file(out + "/gradebook.csv");
+  for (const char* id : {"similarity.csv", "gradebook.csv", "jane+doe@uni.edu", "jane_doe@uni.edu", "victim"}) {
+    EXPECT_EQ(book[id]["status"], "graded") << id;
+    EXPECT_EQ(book[id]["total"], book[id]["max"]) << id;
+    EXPECT_TRUE(fs::exists(out + "/" + sg::report_folder(id) + "/report.html")) << id;
+  }
+  EXPECT_TRUE(fs::is_regular_file(out + "/similarity.csv"));
+  EXPECT_EQ(read_file(out + "/similarity.csv").rfind("kind,student_a,student_b,similarity", 0), 0u);
+  EXPECT_NE(sg::report_folder("jane+doe@uni.edu"), sg::report_folder("jane_doe@uni.edu"));
+  // The victim, graded alone, scores the same.
+  const RunResult alone = run_grade({"--backend", "cpu", "--suite", kSmoke, "--seed", "7", "--quiet", "--out",
+                                     tmp / "alone", tmp / "class/victim/kernel.cu"}, tmp);
+  ASSERT_EQ(alone.code, 0) << alone.output;
+  const nlohmann::json solo = nlohmann::json::parse(read_file(tmp / "alone/results.json"));
+  EXPECT_EQ(sg::report::num(solo["score"].get<double>(), 2), book["victim"]["total"]);
+  // The summary says where the renamed ones went.
+  const std::string html = read_file(out + "/summary.html");
+  for (const char* id : {"similarity.csv", "jane+doe@uni.edu", "jane_doe@uni.edu"})
+    EXPECT_NE(html.find(sg::report_folder(id) + "/</code>"), std::string::npos) << id;
+  EXPECT_EQ(html.find("victim &#8594;"), std::string::npos) << "an id that is its own folder is not listed";
+}
+
 TEST(BatchEndToEnd, GradesOnTheGpuWithItsArchitecturePassedDown) {
   SG_REQUIRE_GPU();
   TempDir tmp;

@@ -14,12 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 
 #include "model/plan.h"
 #include "process/sandbox.h"
 #include "report/batch_writers.h"
+#include "report/class_files.h"
 #include "shell_run.h"
 #include "suite/suite_loader.h"
 
@@ -204,11 +206,19 @@ TEST(HostileSandbox, OutputFolderThatIsALinkIsRefused) {
 }
 
 TEST(HostileSandbox, StudentIdsNeverNameTheBatchsOwnFiles) {
-  for (const char* id : {"journal.jsonl", "batch.json", "gradebook.csv", "summary.html", "shards",
-                         "grade_batch.sbatch", ".locks", ".batch.lock", ".", ".."}) {
+  std::vector<std::string> ids(std::begin(sg::class_files::kAll), std::end(sg::class_files::kAll));
+  ids.insert(ids.end(), {".", "..", ""});
+  std::set<std::string> folders;
+  for (const std::string& id : ids) {
     const std::string folder = sg::report_folder(id);
-    EXPECT_EQ(folder, "_" + std::string(id)) << id;
+    EXPECT_EQ(folder.rfind("_" + id + "-", 0), 0u) << id << " -> " << folder;
+    for (const char* own : sg::class_files::kAll) EXPECT_NE(folder, own) << id;
+    EXPECT_TRUE(folders.insert(folder).second) << folder;
   }
   EXPECT_EQ(sg::report_folder("alice"), "alice");
   EXPECT_EQ(sg::report_folder("journal.jsonl.bak"), "journal.jsonl.bak");
+  // Ids that sanitise alike, and an id shaped like another's folder, each keep their own.
+  const std::string jane = sg::report_folder("jane+doe@uni.edu");
+  EXPECT_NE(jane, sg::report_folder("jane_doe@uni.edu"));
+  EXPECT_NE(sg::report_folder(jane), jane) << "an id equal to another's folder name takes a folder of its own";
 }

@@ -1,6 +1,7 @@
 #include "batch/batch_files.h"
 
 #include "batch/batch_options.h"
+#include "report/class_files.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -40,7 +41,7 @@ bool read_settings(const std::string& path, BatchSettings& s) {
 }
 
 BatchLock::BatchLock(const std::string& dir, std::string& error) {
-  const std::string path = dir + "/.batch.lock";
+  const std::string path = dir + "/" + class_files::kBatchLock;
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) {
     error = "cannot create " + path + ": " + std::strerror(errno);

@@ -8,6 +8,7 @@
 #include <memory>
 #include <set>
 
+#include "report/class_files.h"
 #include "batch/batch_files.h"
 #include "batch/class_results.h"
 #include "batch/content_hash.h"
@@ -76,12 +77,12 @@ int write_slurm_plan(const BatchOptions& o, const std::string& grade_program, co
   p.sbatch_lines = o.sbatch_lines;
   p.request_gpu = o.backend != BackendKind::Cpu;
   std::error_code ec;
-  fs::create_directories(fs::path(out) / "shards", ec);  // Slurm opens the task logs there
+  fs::create_directories(fs::path(out) / class_files::kShards, ec);  // Slurm opens the task logs there
   if (ec) {
     std::fprintf(log, "grade batch: cannot create %s/shards: %s\n", out.c_str(), ec.message().c_str());
     return 2;
   }
-  const std::string script = out + "/grade_batch.sbatch";
+  const std::string script = out + "/" + class_files::kSlurmScript;
   write_file_atomically(script, sbatch_script(p));
   fs::permissions(script, fs::perms::owner_exec, fs::perm_options::add, ec);
   std::fprintf(log,
@@ -175,7 +176,7 @@ int BatchRun::run() {
     std::fprintf(log_, "grade batch: %s\n", lock_error.c_str());
     return 2;
   }
-  journal_ = out_ + "/journal.jsonl";
+  journal_ = out_ + "/" + class_files::kJournal;
   if (!o_.only.empty()) {
     // --only: a regrade of named students inside an existing batch.
     if (!fs::exists(journal_)) {
@@ -221,7 +222,7 @@ int BatchRun::run() {
   time_limit_s_ = o_.time_limit_s > 0 ? o_.time_limit_s : batch_time_limit_s(suite_, !gpus_.empty());
 
   try {
-    write_file_atomically(out_ + "/batch.json", settings_json(settings_));
+    write_file_atomically(out_ + "/" + class_files::kSettings, settings_json(settings_));
     repair_tail(journal_);
   } catch (const std::exception& e) {
     std::fprintf(log_, "grade batch: internal error: %s\n", e.what());
@@ -290,7 +291,7 @@ int BatchRun::grade_all(std::vector<Pending>& todo) {
   }
   if (!gpus_.empty()) {
     std::error_code ec;
-    fs::create_directories(out_ + "/.locks", ec);
+    fs::create_directories(out_ + "/" + class_files::kLocks, ec);
   }
   progress_ = std::make_unique<Progress>(log_, todo.size(), ::isatty(::fileno(log_)) == 1, o_.quiet);
   GradePool pool;
@@ -387,7 +388,7 @@ void BatchRun::start(GradePool& pool, std::size_t index, int slot) {
     const char* parent = std::getenv("CUDA_VISIBLE_DEVICES");
     job.env = environment_without("CUDA_VISIBLE_DEVICES");
     job.env.push_back("CUDA_VISIBLE_DEVICES=" + child_visible_devices(gpu, parent));
-    job.argv.insert(job.argv.end(), {"--gpu-lock", out_ + "/.locks/gpu" + std::to_string(gpu) + ".lock"});
+    job.argv.insert(job.argv.end(), {"--gpu-lock", out_ + "/" + class_files::kLocks + "/gpu" + std::to_string(gpu) + ".lock"});
     if (!gpu_arch_[gpu].empty()) job.argv.insert(job.argv.end(), {"--device-arch", gpu_arch_[gpu]});
   }
   job.argv.push_back(p.sub.path);
@@ -447,12 +448,12 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   const std::string skeleton =
       kernel_source((fs::path(absolute(grade_)).parent_path() / ".." / "student" / "kernel.cu").string());
   const std::vector<SimilarPair> pairs = similar_pairs(sources, skeleton);
-  write_file_atomically(out_ + "/similarity.csv", similarity_csv(pairs));
+  write_file_atomically(out_ + "/" + class_files::kSimilarity, similarity_csv(pairs));
   write_batch_reports(results, out_, title, similarity_html(pairs));
   const std::vector<Person> people = people_of(roster);
   const bool metadata = std::any_of(roster.begin(), roster.end(), [](const Submission& s) { return !s.members.empty(); });
-  if (metadata) write_file_atomically(out_ + "/members.csv", members_csv(people, results));
-  if (o_.export_canvas) write_file_atomically(out_ + "/canvas.csv", canvas_csv(people, results, title));
+  if (metadata) write_file_atomically(out_ + "/" + class_files::kMembers, members_csv(people, results));
+  if (o_.export_canvas) write_file_atomically(out_ + "/" + class_files::kCanvas, canvas_csv(people, results, title));
   if (o_.quiet) return;
   std::size_t graded = 0;
   for (const auto& r : results) graded += r.state == GradeState::Graded;

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 
+#include "report/class_files.h"
 #include "batch/batch_files.h"
 #include "batch/class_results.h"
 #include "batch/journal.h"
@@ -26,7 +27,7 @@ struct Found {
 std::vector<std::pair<int, std::string>> shard_dirs(const std::string& dir) {
   std::vector<std::pair<int, std::string>> out;
   std::error_code ec;
-  for (fs::directory_iterator it(fs::path(dir) / "shards", ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(fs::path(dir) / class_files::kShards, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (!it->is_directory() || name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     out.emplace_back(std::stoi(name), it->path().string());
@@ -56,9 +57,9 @@ int merge_shards(const std::string& dir, const std::string& title, std::FILE* lo
     BatchSettings settings;
     bool have_settings = false;
     for (const auto& [index, sdir] : shards) {
-      if (!have_settings) have_settings = read_settings(sdir + "/batch.json", settings);
+      if (!have_settings) have_settings = read_settings(sdir + "/" + class_files::kSettings, settings);
       std::vector<std::string> warnings;
-      for (const auto& [id, e] : latest_by_student(read_journal(sdir + "/journal.jsonl", warnings))) {
+      for (const auto& [id, e] : latest_by_student(read_journal(sdir + "/" + class_files::kJournal, warnings))) {
         auto it = found.find(id);
         if (it == found.end() || it->second.entry.finished_at <= e.finished_at) found[id] = Found{e, sdir};
       }
@@ -78,10 +79,10 @@ int merge_shards(const std::string& dir, const std::string& title, std::FILE* lo
       }
       journal += entry_to_json_line(f.entry);
     }
-    write_file_atomically(dir + "/journal.jsonl", journal);
+    write_file_atomically(dir + "/" + class_files::kJournal, journal);
     if (have_settings) {
       settings.shard.clear();
-      write_file_atomically(dir + "/batch.json", settings_json(settings));
+      write_file_atomically(dir + "/" + class_files::kSettings, settings_json(settings));
     }
 
     std::unique_ptr<Suite> suite;

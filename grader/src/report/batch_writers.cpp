@@ -1,11 +1,15 @@
 // What the batch writers share: the column order, folder names, writing to disk.
 #include "report/batch_writers.h"
 
+#include <sha2.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 
 #include "io/atomic_file.h"
+#include "report/class_files.h"
 
 namespace sg {
 
@@ -49,14 +53,19 @@ std::string report_folder(const std::string& student) {
                       c == '.' || c == '_' || c == '-';
     out += safe ? c : '_';
   }
-  // Never a name the batch itself uses in its folder (journal.jsonl, .locks, ...):
-  // a student id must not reach the batch's own files.
-  static const char* const kBatchFiles[] = {"journal.jsonl", "batch.json", "gradebook.csv", "summary.html",
-                                            "shards", "grade_batch.sbatch"};
   bool reserved = out.empty() || out[0] == '.';
-  for (const char* f : kBatchFiles) reserved = reserved || out == f;
-  if (reserved) out = "_" + out;
-  return out;
+  for (const char* f : class_files::kAll) reserved = reserved || out == f;
+  // A name like one this function makes ("x-0123abcd") is suffixed too, so
+  // that no id can take another's folder.
+  const bool looks_suffixed =
+      out.size() >= 9 && out[out.size() - 9] == '-' &&
+      std::all_of(out.end() - 8, out.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  if (out == student && !reserved && !looks_suffixed) return out;
+  // Changed or reserved: a suffix from the id itself keeps every id's folder
+  // its own ("jane+doe@x" and "jane_doe@x" would otherwise share one).
+  char hex[SHA256_DIGEST_STRING_LENGTH];
+  SHA256Data(reinterpret_cast<const std::uint8_t*>(student.data()), student.size(), hex);
+  return (reserved ? "_" : "") + out + "-" + std::string(hex, 8);
 }
 
 void write_batch_reports(const std::vector<GradeResult>& results, const std::string& dir,
@@ -65,8 +74,8 @@ void write_batch_reports(const std::vector<GradeResult>& results, const std::str
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create report folder " + dir + ": " + ec.message());
   const std::filesystem::path base(dir);
-  write_file_atomically((base / "gradebook.csv").string(), gradebook_csv(results));
-  write_file_atomically((base / "summary.html").string(), summary_html(results, title, extra));
+  write_file_atomically((base / class_files::kGradebook).string(), gradebook_csv(results));
+  write_file_atomically((base / class_files::kSummary).string(), summary_html(results, title, extra));
 }
 
 }  // namespace sg

@@ -26,10 +26,12 @@ std::string summary_html(const std::vector<GradeResult>& results, const std::str
                          const std::string& extra = "");
 
 // The folder (relative to the batch output folder) holding one student's
-// reports: the id with every character outside [A-Za-z0-9._-] replaced by '_',
-// and '_' put in front of "", of a name starting with '.' and of the names of
-// the batch's own files (journal.jsonl, batch.json, ...). Batch mode writes write_reports(r, dir/report_folder(id))
-// so the summary's links resolve.
+// reports: the id itself where it is made of [A-Za-z0-9._-] only and is none
+// of the batch's own names (class_files.h), does not start with '.' and does
+// not end like a suffix below. Otherwise every other character becomes '_',
+// a reserved name gets '_' in front, and "-" and the first 8 hex digits of the
+// id's SHA-256 go after it: two ids never share a folder. Batch mode writes
+// write_reports(r, dir/report_folder(id)) so the summary's links resolve.
 std::string report_folder(const std::string& student);
 
 // Writes gradebook.csv and summary.html into `dir` (created if needed).

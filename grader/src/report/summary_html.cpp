@@ -193,6 +193,20 @@ std::string student_table(const std::vector<GradeResult>& results) {
   return s + "</table>\n";
 }
 
+// The students whose report folder is not their id (report_folder: characters
+// a file name cannot hold, a name the batch uses itself, or a clash), so that
+// a TA looking for a folder finds it.
+std::string renamed_folders(const std::vector<GradeResult>& results) {
+  std::string items;
+  for (const auto& r : results)
+    if (const std::string folder = report_folder(r.student); folder != r.student)
+      items += "<li>" + xml_escape(r.student) + " &#8594; <code>" + xml_escape(folder) + "/</code></li>\n";
+  if (items.empty()) return "";
+  return "<p>Report folders that are not the student's id (a character a folder name cannot hold, a name "
+         "the batch uses for its own files, or two ids that would share a folder):</p>\n<ul id=\"renamed\">\n" +
+         items + "</ul>\n";
+}
+
 // The best speedup over the reference among a result's timed tests (0: none).
 double best_speedup(const GradeResult& r) {
   double best = 0;
@@ -255,7 +269,8 @@ std::string summary_html(const std::vector<GradeResult>& results, const std::str
   h += "<h2>Most common diagnoses</h2>\n" + diagnoses_table(results);
   h += "<h2>Leaderboard</h2>\n" + leaderboard(results);
   h += "<h2>Score against speedup</h2>\n" + scatter(results);
-  h += "<h2>Students</h2>\n<p>Click a column's heading to sort by it.</p>\n" + student_table(results);
+  h += "<h2>Students</h2>\n<p>Click a column's heading to sort by it.</p>\n" + student_table(results) +
+       renamed_folders(results);
   h += extra;
   // CDATA keeps the script's characters out of the XML parse.
   h += "<script>//<![CDATA[\n" + std::string(kSortScript) + "\n//]]></script>\n";
