@@ -408,6 +408,24 @@ TEST(SanitizerShapes, TheFirstErrorIsPinnedToItsShape) {
 }
 
 // A tool stopped for a hang names the shape it was launching.
+// The runner's and the tools' output is the submission's to shape: megabyte
+// lines of digits, '=' and prints (a device printf in every thread crashed
+// the judge when a regex read them) are read in one pass, with the same answers.
+TEST(SanitizerShapes, MegabyteLinesAreReadWithoutCrashing) {
+  const std::string digits(1 << 20, '7'), equals(1 << 20, '='), prints(1 << 20, 'x');
+  EXPECT_EQ(shape_of_first_error("selftest: failed at " + digits + "x1x1\n"), "");
+  EXPECT_EQ(shape_of_first_error("selftest: shape 40x50x36\n" + equals + " Invalid __global__ read\n"), "40x50x36");
+  EXPECT_EQ(shape_of_first_error(prints + "\nselftest: shape 17x33x19\n" + prints + " Hazard\n"), "17x33x19");
+  EXPECT_EQ(last_shape_started("selftest: shape " + digits + "\nselftest: shape 64x48x80\n" + prints), "64x48x80");
+  ToolRun r;
+  r.output = prints + "\n" + prints + " Invalid __global__ write of size 4\n========= ERROR SUMMARY: 1 error\n";
+  const std::string summary = sanitizer_summary("memcheck", r);
+  EXPECT_NE(summary.find("\n  Invalid __global__ write of size 4\n  ========= ERROR SUMMARY: 1 error\n"),
+            std::string::npos) << summary.substr(0, 300);
+  r.output = prints;  // nothing it looks for: the start of the output
+  EXPECT_EQ(sanitizer_summary("memcheck", r).size(), std::string("memcheck: ").size() + r.exit.describe().size() + 1 + 2000);
+}
+
 TEST(SanitizerShapes, AHungToolNamesTheLastShapeItStarted) {
   EXPECT_EQ(last_shape_started("========= COMPUTE-SANITIZER\nselftest: shape 40x50x36\nselftest: shape 120x250x201\n"),
             "120x250x201");

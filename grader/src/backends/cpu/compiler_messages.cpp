@@ -1,15 +1,35 @@
 #include "backends/cpu/compiler_messages.h"
 
-#include <regex>
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 #include <vector>
 
 namespace sg {
 namespace {
 
+// Compiler output quotes the student's text: it is read by plain scans, never
+// std::regex, whose matcher recurses per character (a long name overflowed the stack).
 bool is_identifier(const std::string& s) {
-  static const std::regex id("[A-Za-z_][A-Za-z0-9_:]*");
-  return std::regex_match(s, id);
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':'; });
+}
+
+// g++'s "; did you mean 'NAME'?": where it starts and NAME; npos when the line has none.
+std::size_t suggestion_in(const std::string& line, std::string& name, std::size_t& end) {
+  static const std::string kOpen = "; did you mean '";
+  for (std::size_t at = line.find(kOpen); at != std::string::npos; at = line.find(kOpen, at + 1)) {
+    const std::size_t first = at + kOpen.size();
+    const std::size_t close = line.find('\'', first);
+    if (close == std::string::npos) return std::string::npos;
+    if (close > first && close + 1 < line.size() && line[close + 1] == '?') {
+      name = line.substr(first, close - first);
+      end = close + 2;
+      return at;
+    }
+  }
+  return std::string::npos;
 }
 
 // The suggestion must appear as a whole word of the student's text.
@@ -26,18 +46,18 @@ bool student_wrote(const std::string& name, const std::string& source) {
 }  // namespace
 
 std::string student_facing_messages(const std::string& log, const std::string& student_source) {
-  static const std::regex suggestion("; did you mean '([^']+)'\\?");
   std::istringstream in(log);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::string out;
   std::string dropped;  // the suggestion just removed: its fix-it line follows the caret line
   for (const std::string& line : lines) {
-    std::smatch m;
-    if (std::regex_search(line, m, suggestion) && is_identifier(m[1].str()) &&
-        !student_wrote(m[1].str(), student_source)) {
-      dropped = m[1].str();
-      out += m.prefix().str() + m.suffix().str() + "\n";
+    std::string name;
+    std::size_t end = 0;
+    const std::size_t at = suggestion_in(line, name, end);
+    if (at != std::string::npos && is_identifier(name) && !student_wrote(name, student_source)) {
+      dropped = name;
+      out += line.substr(0, at) + line.substr(end) + "\n";
       continue;
     }
     // g++ quotes the line ("   19 | ..."), marks it ("      |   ^~~") and

@@ -1,6 +1,6 @@
 #include "backends/gpu/sanitizer_shapes.h"
 
-#include <regex>
+#include <algorithm>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -60,35 +60,63 @@ SanitizerShape racecheck_shape(std::uint64_t seed) {
 }
 
 namespace {
-// The runner's line before each launch: "selftest: shape MxKxN".
-const std::regex& shape_line() {
-  static const std::regex shape(R"(selftest: shape (\d+x\d+x\d+))");
-  return shape;
+
+// Untrusted text (the runner's and the tools' output) is read by plain scans,
+// never std::regex: libstdc++'s matcher recurses per character, and a long
+// line of a submission's prints overflowed the judge's stack.
+
+// "MxKxN" (digits, 'x', digits, 'x', digits) at `at` in `text`; "" when not.
+std::string shape_at(const std::string& text, std::size_t at) {
+  std::size_t i = at;
+  for (int part = 0; part < 3; ++part) {
+    const std::size_t digits = i;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+    if (i == digits || i - digits > 9) return "";
+    if (part < 2) {
+      if (i >= text.size() || text[i] != 'x') return "";
+      ++i;
+    }
+  }
+  return text.substr(at, i - at);
 }
+
+// The shape after the first `marker` in `text` that is followed by one.
+std::string shape_after(const std::string& text, const std::string& marker) {
+  for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1))
+    if (std::string shape = shape_at(text, at + marker.size()); !shape.empty()) return shape;
+  return "";
+}
+
+const char* const kShapeMarker = "selftest: shape ";
+
+// A line of compute-sanitizer's that reports an error: "===... Invalid",
+// "= Error:", "= Program hit", "= Race", or a hazard.
+bool error_line(const std::string& line) {
+  for (const char* what : {"= Invalid", "= Error:", "= Program hit", "= Race", "hazard", "Hazard"})
+    if (line.find(what) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string shape_of_first_error(const std::string& output) {
-  static const std::regex failed(R"(selftest: failed at (\d+x\d+x\d+))");
-  const std::regex& shape = shape_line();
-  static const std::regex error(R"(=+ (Invalid|Error:|Program hit|Race)|[Hh]azard)");
-  std::smatch m;
-  if (std::regex_search(output, m, failed)) return m[1];
+  if (std::string failed = shape_after(output, "selftest: failed at "); !failed.empty()) return failed;
   std::istringstream in(output);
   std::string line, last;
   while (std::getline(in, line)) {
-    if (std::regex_search(line, m, shape)) {
-      last = m[1];
+    if (std::string shape = shape_after(line, kShapeMarker); !shape.empty()) {
+      last = shape;
       continue;
     }
-    if (std::regex_search(line, error)) return last;
+    if (error_line(line)) return last;
   }
   return "";
 }
 
 std::string last_shape_started(const std::string& output) {
   std::string last;
-  for (auto it = std::sregex_iterator(output.begin(), output.end(), shape_line()); it != std::sregex_iterator(); ++it)
-    last = (*it)[1];
+  for (std::size_t at = output.find(kShapeMarker); at != std::string::npos; at = output.find(kShapeMarker, at + 1))
+    if (std::string shape = shape_at(output, at + std::string(kShapeMarker).size()); !shape.empty()) last = shape;
   return last;
 }
 
@@ -101,14 +129,24 @@ void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerSh
 }
 
 std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
-  // The lines that say what was found, so the feedback is short.
-  static const std::regex interesting(
-      R"((Invalid (__global__|__shared__)[^\n]*|[^\n]*(hazard|Hazard|Race|race)[^\n]*|[^\n]*ERROR SUMMARY[^\n]*|[^\n]*RACECHECK SUMMARY[^\n]*|[^\n]*by thread[^\n]*))");
+  // The lines that say what was found, so the feedback is short: a line naming
+  // a hazard, a race, a summary or the thread, whole; else from "Invalid
+  // __global__" or "Invalid __shared__" to the end of the line.
   std::string out;
   int lines = 0;
-  for (std::sregex_iterator it(r.output.begin(), r.output.end(), interesting), end; it != end && lines < 12;
-       ++it, ++lines)
-    out += "  " + it->str() + "\n";
+  std::istringstream in(r.output);
+  for (std::string line; lines < 12 && std::getline(in, line);) {
+    bool whole = false;
+    for (const char* what : {"hazard", "Hazard", "Race", "race", "ERROR SUMMARY", "RACECHECK SUMMARY", "by thread"})
+      whole = whole || line.find(what) != std::string::npos;
+    std::size_t from = std::string::npos;
+    if (!whole)
+      for (const char* what : {"Invalid __global__", "Invalid __shared__"})
+        from = std::min(from, line.find(what));
+    if (!whole && from == std::string::npos) continue;
+    out += "  " + line.substr(whole ? 0 : from) + "\n";
+    ++lines;
+  }
   if (out.empty()) out = r.output.substr(0, 2000);
   return tool + ": " + r.exit.describe() + "\n" + out;
 }
