@@ -661,8 +661,11 @@ TEST(BatchEndToEnd, GradescopeExportAndGitClones) {
   EXPECT_EQ(book["1815"]["status"], "compile error");
   EXPECT_EQ(book["grace@example.edu"]["status"], "invalid submission");
   EXPECT_EQ(book["201+202"]["status"], "invalid submission");
-  EXPECT_TRUE(fs::exists(tmp / "gs/201_202/report.md"));
-  EXPECT_TRUE(fs::exists(tmp / "gs/201_202/report.html"));
+  // The pair's id holds a '+', so its folder is "201_202" and a suffix of its own (report_folder).
+  const std::string pair = sg::report_folder("201+202");
+  EXPECT_EQ(pair.rfind("201_202-", 0), 0u) << pair;
+  EXPECT_TRUE(fs::exists(tmp / ("gs/" + pair + "/report.md")));
+  EXPECT_TRUE(fs::exists(tmp / ("gs/" + pair + "/report.html")));
 
   // Canvas's import, column by column: one row per person (the pair gets two),
   // matched on SIS User ID (the SID) or SIS Login ID (the email).
