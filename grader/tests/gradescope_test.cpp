@@ -125,6 +125,12 @@ class Gradescope : public testing::Test {
 fs::path Gradescope::tmp_, Gradescope::zip_, Gradescope::source_;
 ShellRun Gradescope::setup_;
 
+// Gradescope shows setup.sh's log to the course staff: what the kit's own
+// Makefile prints there is clean (no "No such file or directory" from it).
+TEST_F(Gradescope, BuildLogHasNoMissingFileComplaints) {
+  EXPECT_EQ(setup_.output.find("No such file or directory"), std::string::npos) << setup_.output;
+}
+
 TEST_F(Gradescope, ZipHoldsTheEntryPointsAndNoSolution) {
   const ShellRun list = run_shell("python3 -c 'import sys,zipfile\nfor n in zipfile.ZipFile(sys.argv[1]).namelist(): print(n)' " +
                                  shell_quote(zip_.string()),
