@@ -9,6 +9,14 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := all
 
 NVCC ?= $(or $(shell command -v nvcc 2>/dev/null),/usr/local/cuda/bin/nvcc)
+# Without nvcc (no CUDA Toolkit) only the CUDA-free build can be made: the
+# grader without cuBLAS/cudart (NO_CUDA, below), which grades with the cpu backend.
+ifeq ($(NO_CUDA),)
+  ifeq ($(shell command -v $(NVCC) 2>/dev/null),)
+    NO_CUDA := 1
+    $(info make: no nvcc ($(NVCC)): building the CUDA-free grader, which grades with the cpu backend)
+  endif
+endif
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
 CUDA_INC := $(CUDA_HOME)/include
 CUDA_LIB := $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) $(CUDA_HOME)/lib64)
@@ -85,7 +93,7 @@ HANDOUT_FILES := $(if $(wildcard grader/handout/files.txt),$(shell cat grader/ha
 
 .PHONY: all deps test grade handout ci clean student
 
-all: deps $(BUILD)/grade $(GPU_RUNNER) $(CPU_OBJS) $(BUILD)/grader_tests student
+all: deps $(BUILD)/grade $(if $(NO_CUDA),,$(GPU_RUNNER)) $(CPU_OBJS) $(BUILD)/grader_tests student
 
 # Installs yaml-cpp, nlohmann-json and GoogleTest when missing (as root), or
 # prints the exact command to run.
@@ -156,8 +164,8 @@ test: all
 	@bash grader/tools/install-deps.sh --test-extras
 	@grader/tools/run-tests.sh $(BUILD)/grader_tests
 
-grade: $(BUILD)/grade $(GPU_RUNNER) $(CPU_OBJS)
-	$(BUILD)/grade --out $(OUT) --backend $(BACKEND) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
+grade: $(BUILD)/grade $(if $(NO_CUDA),,$(GPU_RUNNER)) $(CPU_OBJS)
+	$(BUILD)/grade --out $(OUT) --backend $(if $(NO_CUDA),$(BACKEND:auto=cpu),$(BACKEND)) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
 
 handout:
 	@rm -rf $(BUILD)/handout && mkdir -p $(BUILD)/handout dist
