@@ -4,12 +4,13 @@
 #include <cstdio>
 #include <utility>
 
+#include "services/elapsed.h"
+
 namespace sg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 // One take's figures in the grade log (how disturbed it was, for tuning).
 void log_take(const MeasureLog& log, const std::string& what, int take, double spread, double slowdown) {

@@ -20,14 +20,13 @@
 #include "model/suite.h"
 #include "pipeline/checks.h"
 #include "pipeline/grade.h"
+#include "services/elapsed.h"
 #include "services/inputs.h"
 #include "services/runner_session.h"
 #include "services/submission.h"
 #include "services/work_dir.h"
 
 namespace sg {
-
-double seconds_since(std::chrono::steady_clock::time_point t0);
 
 // A case's inputs and FP64 oracle result.
 struct PreparedCase {

@@ -12,14 +12,12 @@
 #include <cstdio>
 #include <random>
 
+#include "services/elapsed.h"
+
 namespace sg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // The CPU layer's count of completed blocks (0 when unreadable). The file is
 // the runner's: a regular file is read, nothing else, and no link followed.

@@ -25,6 +25,7 @@
 
 #include "backends/cpu/compiler_messages.h"
 #include "backends/cpu/preprocessed_scan.h"
+#include "services/elapsed.h"
 #include "backends/cpu/rewrite.h"
 #include "process/process.h"
 #include "static_checks/static_checks.h"
@@ -52,7 +53,6 @@ const std::vector<std::string> kHookFlags = {
     "-fsanitize=kernel-address", "-fasan-shadow-offset=0x7fff8000", "--param",
     "asan-instrumentation-with-call-threshold=1000000", "--param", "asan-stack=0", "--param", "asan-globals=0"};
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 struct Step {
   bool ok = false;

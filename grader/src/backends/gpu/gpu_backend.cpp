@@ -17,6 +17,7 @@
 #include "backends/gpu/sanitizer_shapes.h"
 #include "words/case_report.h"
 #include "services/limits.h"
+#include "services/elapsed.h"
 #include "services/submission.h"
 #include "process/tool_run.h"
 
@@ -42,7 +43,6 @@ constexpr double kSanitizerQuietS = 30;
 // there would otherwise keep the GPU's one profiler to the check's limit.
 constexpr double kNcuQuietS = 60;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 std::string gib(double bytes) {
   char buf[64];

@@ -80,11 +80,16 @@ std::string shape_at(const std::string& text, std::size_t at) {
   return text.substr(at, i - at);
 }
 
-// The shape after the first `marker` in `text` that is followed by one.
-std::string shape_after(const std::string& text, const std::string& marker) {
+// The shape after the first `marker` in `text` that is followed by one (the
+// last such with `last`).
+std::string shape_after(const std::string& text, const std::string& marker, bool last = false) {
+  std::string found;
   for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1))
-    if (std::string shape = shape_at(text, at + marker.size()); !shape.empty()) return shape;
-  return "";
+    if (std::string shape = shape_at(text, at + marker.size()); !shape.empty()) {
+      if (!last) return shape;
+      found = std::move(shape);
+    }
+  return found;
 }
 
 const char* const kShapeMarker = "selftest: shape ";
@@ -113,12 +118,7 @@ std::string shape_of_first_error(const std::string& output) {
   return "";
 }
 
-std::string last_shape_started(const std::string& output) {
-  std::string last;
-  for (std::size_t at = output.find(kShapeMarker); at != std::string::npos; at = output.find(kShapeMarker, at + 1))
-    if (std::string shape = shape_at(output, at + std::string(kShapeMarker).size()); !shape.empty()) last = shape;
-  return last;
-}
+std::string last_shape_started(const std::string& output) { return shape_after(output, kShapeMarker, true); }
 
 void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerShape>& shapes) {
   for (const SanitizerShape& s : shapes) {
