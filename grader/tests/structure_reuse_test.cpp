@@ -13,7 +13,6 @@
 
 #include "backends/backend.h"
 #include "backends/gpu/ncu_reuse.h"
-#include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "model/plan.h"
 #include "model/result_codec.h"
@@ -101,11 +100,12 @@ TEST(NcuLoads, CounterPermissionIsReadFromTheDriversParameters) {
   EXPECT_EQ(counters_admin_only(path + ".absent"), std::nullopt);
 }
 
-TEST(NcuLoads, CommandProfilesTheSelftestAtTheShape) {
-  const auto argv = ncu_command("/cuda/bin/ncu", "/w/runner", "/w/ncu-gate/go", 1024, 512, 256, 7, 42);
-  const std::vector<std::string> tail(argv.end() - 9, argv.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{"/w/runner", "--selftest", "--gate", "/w/ncu-gate/go", "7", "42", "1024",
-                                            "512", "256"}));
+// The runner is started under ncu exactly as for a checked run: its last
+// argument is the runner itself, nothing after it says which run this is.
+TEST(NcuLoads, CommandStartsTheRunnerAsACheckedRunDoes) {
+  const auto argv = ncu_command("/cuda/bin/ncu", "/w/runner");
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv.back(), "/w/runner");
   EXPECT_NE(std::find(argv.begin(), argv.end(), std::string(kGlobalLoadMetric)), argv.end());
   EXPECT_NE(std::find(argv.begin(), argv.end(), std::string("--csv")), argv.end());
   // The submission's prints go nowhere near ncu's table.
@@ -114,17 +114,6 @@ TEST(NcuLoads, CommandProfilesTheSelftestAtTheShape) {
   const std::string& script = *std::prev(runner_at);
   EXPECT_NE(script.find(">/dev/null 2>&1"), std::string::npos) << script;
   EXPECT_EQ(script.rfind("exec", 0), 0u) << "the runner is exec'd, so ncu profiles its process: " << script;
-}
-
-// bubblewrap reports a death by signal N as exit code 128 + N, and
-// compute-sanitizer reports errors as 10: the selftest's success codes must
-// be neither, or a clean run would read as a crash (seen on the H100).
-TEST(NcuLoads, SelftestExitCodesStayClearOfSignalsAndTheSanitizersCode) {
-  for (unsigned long token = 0; token < 1000; ++token) {
-    const int code = sg::gpu::selftest_exit_code(token);
-    EXPECT_GT(code, 10) << token;
-    EXPECT_LE(code, 128) << token;
-  }
 }
 
 // A backend whose only real method is measure_reuse: what the structure check reads.
@@ -359,9 +348,15 @@ TEST(SanitizerShapes, MemcheckRunsTheCheckShapeAndEverySmallCaseOnce) {
   EXPECT_EQ(shapes[2].label, "128x96x196 (n_not_multiple)");
   check.visibility = Visibility::Hidden;
   EXPECT_EQ(memcheck_shapes(check, cases).size(), 4u) << "a hidden check may run hidden shapes";
-  std::vector<std::string> argv;
-  append_shapes(argv, shapes);
-  EXPECT_EQ(argv, (std::vector<std::string>{"40", "50", "36", "256", "256", "256", "128", "96", "196"}));
+  const auto requests = selftest_requests(shapes, 1000);
+  ASSERT_EQ(requests.size(), 3u);
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    EXPECT_EQ(requests[i].type, proto::RequestType::Selftest);
+    EXPECT_EQ(requests[i].m, shapes[i].m);
+    EXPECT_EQ(requests[i].k, shapes[i].k);
+    EXPECT_EQ(requests[i].n, shapes[i].n);
+    EXPECT_EQ(requests[i].seed, 1000 + i) << "each shape its own inputs";
+  }
 }
 
 TEST(SanitizerShapes, MemcheckOverTheDefaultSuiteCoversEveryRaggedSmallCase) {
@@ -407,7 +402,48 @@ TEST(SanitizerShapes, TheFirstErrorIsPinnedToItsShape) {
   EXPECT_EQ(shape_of_first_error("selftest: shape 40x50x36\n========= ERROR SUMMARY: 0 errors\n"), "");
 }
 
-// A tool stopped for a hang names the shape it was launching.
+// A tool run's verdict: the judge names the shape whose request was in
+// flight (it knows which it sent); the runner's markers only where every
+// launch was answered.
+TEST(SanitizerShapes, OutcomeNamesTheShapeTheJudgeWasWaitingFor) {
+  const std::vector<SanitizerShape> shapes = {{40, 50, 36, "40x50x36 (a)"}, {128, 96, 196, "128x96x196 (b)"}};
+  ToolRun r;
+  r.started = true;
+  r.exit.exited = true;
+  r.exit.code = 0;
+  r.answered = 2;
+  EXPECT_TRUE(sanitizer_tool_outcome(r, shapes, 30).clean);
+  r.answered = 1;  // ended with status 0 before its second answer: a raw exit in the submission
+  SanitizerToolOutcome o = sanitizer_tool_outcome(r, shapes, 30);
+  EXPECT_FALSE(o.clean);
+  EXPECT_EQ(o.shape, "128x96x196 (b)");
+  EXPECT_NE(o.what.find("ended before its launches completed"), std::string::npos) << o.what;
+  r.exit.code = 10;
+  r.answered = 0;
+  r.output = "selftest: shape 128x96x196\n========= Invalid __global__ write\n";  // the runner's word loses
+  o = sanitizer_tool_outcome(r, shapes, 30);
+  EXPECT_EQ(o.what, "found errors");
+  EXPECT_EQ(o.shape, "40x50x36 (a)");
+  r.answered = 2;  // every launch answered, errors reported all the same: the markers say where
+  EXPECT_EQ(sanitizer_tool_outcome(r, shapes, 30).shape, "128x96x196");
+  r.exit = ExitInfo{};
+  r.exit.timed_out = true;
+  r.went_quiet = true;
+  r.answered = 1;
+  o = sanitizer_tool_outcome(r, shapes, 30);
+  EXPECT_TRUE(o.hung);
+  EXPECT_EQ(o.shape, "128x96x196 (b)");
+  EXPECT_NE(o.what.find("no progress for 30 s"), std::string::npos) << o.what;
+  r.went_quiet = false;
+  r.exit = ExitInfo{};
+  r.exit.exited = true;
+  r.exit.code = 5;
+  r.refused = "selftest: failed at 128x96x196: cudaDeviceSynchronize() failed";
+  o = sanitizer_tool_outcome(r, shapes, 30);
+  EXPECT_FALSE(o.hung);
+  EXPECT_NE(o.what.find("the launch failed (selftest: failed at"), std::string::npos) << o.what;
+}
+
 // The runner's and the tools' output is the submission's to shape: megabyte
 // lines of digits, '=' and prints (a device printf in every thread crashed
 // the judge when a regex read them) are read in one pass, with the same answers.
@@ -416,7 +452,6 @@ TEST(SanitizerShapes, MegabyteLinesAreReadWithoutCrashing) {
   EXPECT_EQ(shape_of_first_error("selftest: failed at " + digits + "x1x1\n"), "");
   EXPECT_EQ(shape_of_first_error("selftest: shape 40x50x36\n" + equals + " Invalid __global__ read\n"), "40x50x36");
   EXPECT_EQ(shape_of_first_error(prints + "\nselftest: shape 17x33x19\n" + prints + " Hazard\n"), "17x33x19");
-  EXPECT_EQ(last_shape_started("selftest: shape " + digits + "\nselftest: shape 64x48x80\n" + prints), "64x48x80");
   ToolRun r;
   r.output = prints + "\n" + prints + " Invalid __global__ write of size 4\n========= ERROR SUMMARY: 1 error\n";
   const std::string summary = sanitizer_summary("memcheck", r);
@@ -424,12 +459,6 @@ TEST(SanitizerShapes, MegabyteLinesAreReadWithoutCrashing) {
             std::string::npos) << summary.substr(0, 300);
   r.output = prints;  // nothing it looks for: the start of the output
   EXPECT_EQ(sanitizer_summary("memcheck", r).size(), std::string("memcheck: ").size() + r.exit.describe().size() + 1 + 2000);
-}
-
-TEST(SanitizerShapes, AHungToolNamesTheLastShapeItStarted) {
-  EXPECT_EQ(last_shape_started("========= COMPUTE-SANITIZER\nselftest: shape 40x50x36\nselftest: shape 120x250x201\n"),
-            "120x250x201");
-  EXPECT_EQ(last_shape_started("========= COMPUTE-SANITIZER\n"), "");
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <random>
 
 namespace sg {
 namespace {
@@ -30,7 +31,7 @@ SpawnOptions tool_spawn_options(const ToolCommand& command, const std::vector<st
   opts.workdir = cwd;
   opts.output_file = command.output_file;
   opts.drop_privileges = drop_privileges;
-  opts.protocol_pipes = false;
+  opts.protocol_pipes = command.gated();
   opts.pid_namespace = pid_namespace;
   opts.sandbox = sandbox;
   return opts;
@@ -61,21 +62,66 @@ class QuietWatch {
   Clock::time_point grew_ = Clock::now();
 };
 
-// A gated command's gate: the FIFO made for it and, once its reader is there,
-// the write end (kept open: it polls POLLERR once the reader has closed it).
+// A gated command's conversation with its runner (ToolCommand::requests).
 struct Gate {
-  enum class State { None, Waiting, AtGate, Open, Closed };
+  enum class State {
+    None,     // not gated
+    Starting, // the Ping sent, its answer awaited: the runner's start-up
+    AtGate,   // the Ping answered: waiting for the turn
+    InTurn,   // request `next` sent, its answer awaited
+    Finished  // every request answered, one refused, or the runner gone
+  };
   State state = State::None;
-  int fd = -1;
-  ~Gate() {
-    if (fd >= 0) close(fd);
-  }
+  std::size_t next = 0;
+  std::uint64_t nonce = 0;
 };
 
-bool make_gate(const std::string& path, std::string& error) {
-  unlink(path.c_str());
-  if (mkfifo(path.c_str(), 0644) != 0 || chmod(path.c_str(), 0644) != 0) {
-    error = "cannot make the FIFO " + path + ": " + std::strerror(errno);
+// Seconds a reply has to arrive in full once it has begun (it carries no data).
+constexpr double kToolReplyReadS = 2.0;
+constexpr double kToolRequestWriteS = 2.0;
+
+bool send_request(const Child& child, proto::RunCaseRequest q, std::uint64_t nonce) {
+  q.nonce = nonce;
+  return proto::write_all(child.request_fd(), &q, sizeof(q), kToolRequestWriteS);
+}
+
+proto::RunCaseRequest ping_request() {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::Ping;
+  q.m = q.k = q.n = 1;
+  return q;
+}
+
+proto::RunCaseRequest quit_request() {
+  proto::RunCaseRequest q;
+  q.type = proto::RequestType::Quit;
+  return q;
+}
+
+// Whether the runner has begun a reply (POLLIN) or is gone (POLLHUP alone).
+enum class ReplyFd { Quiet, Reply, Gone };
+ReplyFd reply_state(const Child& child) {
+  pollfd p{child.reply_fd(), POLLIN, 0};
+  if (poll(&p, 1, 0) != 1) return ReplyFd::Quiet;
+  if (p.revents & POLLIN) return ReplyFd::Reply;
+  return (p.revents & (POLLHUP | POLLERR | POLLNVAL)) ? ReplyFd::Gone : ReplyFd::Quiet;
+}
+
+// Reads the reply the gate waits for (the runner has begun sending: reply_waiting).
+// False when it is not an Ok answer to the request sent: `refused` says why.
+bool read_answer(const Child& child, const proto::RunCaseRequest& q, std::uint64_t nonce, std::string& refused) {
+  proto::Reply r;
+  std::string error;
+  if (!proto::read_reply(child.reply_fd(), r, q.m, q.n, kToolReplyReadS, error, false)) {
+    refused = "no answer (" + error + ")";
+    return false;
+  }
+  if (r.header.nonce != nonce) {
+    refused = "an answer to another request";
+    return false;
+  }
+  if (r.header.status != proto::ReplyStatus::Ok) {
+    refused = r.message.empty() ? "the request failed" : r.message;
     return false;
   }
   return true;
@@ -91,16 +137,17 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
   std::vector<std::optional<Child>> children(n);
   std::vector<Clock::time_point> deadlines(n);
   std::vector<Gate> gates(n);
+  std::uint64_t nonce = std::random_device{}();
   for (std::size_t i = 0; i < n; ++i) {
-    if (!commands[i].gate.empty()) {
-      if (!make_gate(commands[i].gate, runs[i].start_error)) continue;
-      gates[i].state = Gate::State::Waiting;
-    }
     deadlines[i] = deadline_after(commands[i].timeout_s);
     children[i] =
         Child::spawn(tool_spawn_options(commands[i], env, cwd, drop_privileges, pid_namespace, sandbox),
                      runs[i].start_error);
     runs[i].started = children[i].has_value();
+    if (!children[i] || !commands[i].gated()) continue;
+    gates[i].nonce = ++nonce;
+    gates[i].state = send_request(*children[i], ping_request(), gates[i].nonce) ? Gate::State::Starting
+                                                                                : Gate::State::Finished;
   }
   // Quiet limits count from the turn for gated commands: before it they wait
   // silently. Their start-up must still reach the gate within that limit (a
@@ -108,7 +155,7 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
   const auto spawned = Clock::now();
   std::vector<std::optional<QuietWatch>> watches(n);
   for (std::size_t i = 0; i < n; ++i)
-    if (gates[i].state == Gate::State::None) watches[i].emplace(commands[i].output_file, commands[i].quiet_limit_s);
+    if (!commands[i].gated()) watches[i].emplace(commands[i].output_file, commands[i].quiet_limit_s);
   GateTurn turn;  // may hold null pointers with deleters: critical_held says whether that part is held
   bool turn_taken = false, critical_held = false;
   // Each child is reaped as it ends or passes its deadline, without the
@@ -116,32 +163,44 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
   std::vector<bool> done(n);
   std::size_t left = 0;
   for (const auto& c : children) left += c.has_value();
+  // The runner of command i answered (or failed to): the next step of its conversation.
+  // A runner that is gone without a word refused nothing: it ended (ToolRun::answered says where).
+  auto on_answer = [&](std::size_t i, bool gone) {
+    Gate& g = gates[i];
+    const Child& child = *children[i];
+    const proto::RunCaseRequest asked = g.state == Gate::State::Starting ? ping_request() : commands[i].requests[g.next];
+    std::string refused;
+    if (gone || !read_answer(child, asked, g.nonce, refused)) {
+      if (g.state == Gate::State::InTurn) runs[i].refused = refused;
+      g.state = Gate::State::Finished;
+      send_request(child, quit_request(), 0);
+      return;
+    }
+    if (g.state == Gate::State::Starting) {
+      g.state = Gate::State::AtGate;
+      return;
+    }
+    runs[i].answered = ++g.next;
+    if (g.next < commands[i].requests.size()) {
+      g.nonce = ++nonce;
+      if (send_request(child, commands[i].requests[g.next], g.nonce)) return;
+    }
+    g.state = Gate::State::Finished;
+    send_request(child, quit_request(), 0);
+  };
   int delay_us = 200;
   while (left > 0) {
     bool any = false;
-    // A gated command is at its gate once it has the FIFO open for reading:
-    // until then, opening it to write without blocking fails with ENXIO.
-    bool all_at_gates = !turn_taken;
     for (std::size_t i = 0; i < n; ++i) {
       Gate& g = gates[i];
-      if (g.state == Gate::State::Waiting && children[i] && !done[i] && !children[i]->ended()) {
-        g.fd = open(commands[i].gate.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        if (g.fd >= 0) {
-          g.state = Gate::State::AtGate;
-          any = true;
-        }
-      }
-      if (g.state == Gate::State::Waiting && children[i] && !done[i]) all_at_gates = false;
-      if (g.state == Gate::State::Open) {
-        pollfd p{g.fd, 0, 0};
-        if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP | POLLNVAL))) {
-          close(g.fd);
-          g.fd = -1;
-          g.state = Gate::State::Closed;
-          any = true;
-        }
-      }
+      if ((g.state != Gate::State::Starting && g.state != Gate::State::InTurn) || done[i]) continue;
+      const ReplyFd fd = reply_state(*children[i]);
+      if (fd == ReplyFd::Quiet) continue;
+      on_answer(i, fd == ReplyFd::Gone);
+      any = true;
     }
+    const bool all_at_gates =
+        !turn_taken && std::none_of(gates.begin(), gates.end(), [](const Gate& g) { return g.state == Gate::State::Starting; });
     if (all_at_gates && std::any_of(gates.begin(), gates.end(), [](const Gate& g) { return g.state == Gate::State::AtGate; })) {
       if (take_turn) turn = take_turn();
       turn_taken = critical_held = true;
@@ -150,18 +209,15 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
         if (g.state != Gate::State::AtGate) continue;
         deadlines[i] = deadline_after(commands[i].timeout_s);
         watches[i].emplace(commands[i].output_file, commands[i].quiet_limit_s);
-        const bool opened = write(g.fd, "go\n", 3) == 3;
-        g.state = opened ? Gate::State::Open : Gate::State::Closed;  // not opened: the tool reads EOF and gives up
-        if (!opened) {
-          close(g.fd);
-          g.fd = -1;
-        }
+        g.nonce = ++nonce;
+        g.state = send_request(*children[i], commands[i].requests[0], g.nonce) ? Gate::State::InTurn
+                                                                                : Gate::State::Finished;
       }
     }
     for (std::size_t i = 0; i < n; ++i) {
       if (!children[i] || done[i]) continue;
       const auto now = Clock::now();
-      const bool stuck_before_gate = gates[i].state == Gate::State::Waiting && commands[i].quiet_limit_s > 0 &&
+      const bool stuck_before_gate = gates[i].state == Gate::State::Starting && commands[i].quiet_limit_s > 0 &&
                                      now - spawned > std::chrono::duration<double>(commands[i].quiet_limit_s);
       if (!children[i]->ended() && ((watches[i] && watches[i]->quiet()) || stuck_before_gate)) {
         runs[i].went_quiet = true;
@@ -173,14 +229,10 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
       done[i] = true;
       --left;
       any = true;
-      if (gates[i].fd >= 0) {
-        close(gates[i].fd);
-        gates[i].fd = -1;
-      }
-      gates[i].state = gates[i].state == Gate::State::None ? Gate::State::None : Gate::State::Closed;
+      if (gates[i].state != Gate::State::None) gates[i].state = Gate::State::Finished;
     }
-    // The turn ends once no gated command is inside its gate.
-    if (critical_held && std::none_of(gates.begin(), gates.end(), [](const Gate& g) { return g.state == Gate::State::Open; })) {
+    // The critical part ends once no gated command has a request in flight.
+    if (critical_held && std::none_of(gates.begin(), gates.end(), [](const Gate& g) { return g.state == Gate::State::InTurn; })) {
       turn.critical.reset();
       critical_held = false;
     }
@@ -190,10 +242,8 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
   }
   kill_all_descendants();
   turn = {};
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!commands[i].gate.empty()) unlink(commands[i].gate.c_str());
+  for (std::size_t i = 0; i < n; ++i)
     if (runs[i].started) runs[i].output = read_capped_text(commands[i].output_file, output_cap);
-  }
   return runs;
 }
 

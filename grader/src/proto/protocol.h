@@ -34,7 +34,28 @@ constexpr int kReplyFd = 4;                   // runner writes replies here
 // Ping: answered at once with an empty Ok reply (m and n repeated): the
 //   judge waits for a runner's start-up (its CUDA context) this way before
 //   it holds a shared GPU for the runner's first real request.
-enum class RequestType : std::uint32_t { RunCase = 1, Quit = 2, TimeSeeded = 4, SeededOutput = 5, Ping = 6 };
+// Selftest: the launch a tool (compute-sanitizer, ncu) watches: basicSgemm
+//   once at m x k x n on inputs made on the host from `seed`, in buffers of
+//   their own (plain cudaMalloc, so memcheck sees each one's exact end), C
+//   poisoned by a copy rather than a kernel (under ncu every profiled kernel
+//   is the submission's). The runner prints "selftest: shape MxKxN" on
+//   stderr first; the reply (no data) comes once the launch has completed.
+//   The tools start the runner exactly as a checked run does (no argument
+//   says which run it is): what it is asked comes through this channel,
+//   after its start-up.
+// Partition: checked launches from now on run on a partition of m SMs
+//   (backends/gpu/sm_partition.h); the reply is Ok, with a message when no
+//   partition could be made (the cases then run on the whole GPU). Sent to
+//   runners that replace a failed one, as their first request.
+enum class RequestType : std::uint32_t {
+  RunCase = 1,
+  Quit = 2,
+  TimeSeeded = 4,
+  SeededOutput = 5,
+  Ping = 6,
+  Selftest = 7,
+  Partition = 8
+};
 
 // What a TimeSeeded sample launches. Naive exists only in the grader's
 // baseline runner (built from the reference kernels, never from student
@@ -53,6 +74,7 @@ struct RunCaseRequest {
   // which let the GPU idle and clock down); outputs are written and checked afterwards.
   std::int32_t slot = 0;
   std::uint64_t seed = 0;        // TimeSeeded: the sample's inputs; SeededOutput: the sample's;
+                                 // Selftest: the inputs';
                                  // RunCase on the CPU backend: the seed of the blocks' turns
   std::uint64_t nonce = 0;       // echoed back so a stale or injected reply is noticed
   // RunCase on the CPU backend: 1 runs each block's threads in ascending

@@ -95,9 +95,7 @@ void RunnerSession::drop_spare() {
 
 std::optional<Child> RunnerSession::spawn_runner(std::string& log_file, std::string& error) {
   SpawnOptions opts;
-  opts.argv = cfg_.argv;
-  if (failed_ && cfg_.partition_sms_after_failure > 0)
-    opts.argv.insert(opts.argv.end(), {"--partition-sms", std::to_string(cfg_.partition_sms_after_failure)});
+  opts.argv = cfg_.argv;  // every runner alike: a replacement's partition is asked for through the protocol
   opts.env = cfg_.env;
   opts.workdir = cfg_.scratch_dir;
   opts.output_file = cfg_.log_dir + "/" + cfg_.log_name + "-" + std::to_string(spawned_ + 1) + ".txt";
@@ -127,6 +125,7 @@ bool RunnerSession::ensure_started(std::string& error) {
     if (!child_) return false;
   }
   ++started_;
+  partition_pending_ = failed_ && cfg_.partition_sms_after_failure > 0;
   logs_.push_back(log_file);
   if (started_ > 1) {
     std::string ignored;  // no spare is no failure: the next restart starts its runner then
@@ -226,6 +225,16 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
     out.kind = CaseOutcome::Kind::StartFailed;
     out.cause = "could not start the runner: " + error;
     return out;
+  }
+  if (partition_pending_) {
+    // A replacement's first request: its checked launches on a partition of the SMs.
+    partition_pending_ = false;
+    proto::RunCaseRequest p;
+    p.type = proto::RequestType::Partition;
+    p.m = static_cast<std::int32_t>(cfg_.partition_sms_after_failure);
+    p.k = p.n = 1;
+    const CaseOutcome made = exchange(p, {}, false, timeout_s);
+    if (made.kind != CaseOutcome::Kind::Ok) return made;
   }
   proto::RunCaseRequest q = request;
   q.nonce = next_nonce_++;

@@ -23,7 +23,8 @@ struct RunnerConfig {
   bool pid_namespace = true;  // see SpawnOptions; off for CUDA runners (the driver fails inside one)
   // GPU runners: a runner that replaces one that failed (crashed, timed out,
   // hit a sticky CUDA error) runs its checked launches on a partition of this
-  // many SMs (runner --partition-sms; backends/gpu/sm_partition.h says why). 0: never.
+  // many SMs (proto Partition, its first request; backends/gpu/sm_partition.h
+  // says why). 0: never.
   unsigned partition_sms_after_failure = 0;
   // CPU runners: the file where the CPU layer counts completed blocks
   // (CUDACPU_PROGRESS_FILE, set in env too). A case past its time limit
@@ -126,6 +127,7 @@ class RunnerSession {
   int started_ = 0;
   int spawned_ = 0;  // runners started, spares included (names the log files)
   bool failed_ = false;  // a runner has failed: those started from now on get the partition
+  bool partition_pending_ = false;  // the current runner's first request is its Partition
   const RunnerSession* beside_ = nullptr;  // spare()
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;

@@ -13,7 +13,6 @@
 
 #include "backends/gpu/device_lock.h"
 #include "backends/gpu/ncu_reuse.h"
-#include "backends/gpu/runner_selftest.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "words/case_report.h"
 #include "services/limits.h"
@@ -50,23 +49,20 @@ std::string gib(double bytes) {
   return buf;
 }
 
-// The judge's folder of FIFO gates (process/tool_run.h) for the tools that
-// run the submission: beside its scratch folder, visible read-only to the
-// tools' sandbox, where the runner's user may open a FIFO to read.
-// Made (if need be) and returned by each call: call it once per tool run.
-std::string gate_folder(const SanitizerContext& ctx) {
-  const fs::path dir = fs::path(ctx.runner_config->scratch_dir).parent_path() / "tool-gates";
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
-                           fs::perms::others_exec, ec);
-  return dir.string();
+// The environment of every run of a runner (checked, timed, under a tool):
+// the same in each, so that none can be told from another by it. Modules are
+// loaded with the context, so a tool's run has the submission's module loaded
+// (and instrumented) before its turn.
+std::vector<std::string> runner_environment(const std::string& scratch) {
+  std::vector<std::string> env = scrubbed_environment(scratch);
+  env.push_back("CUDA_MODULE_LOADING=EAGER");
+  return env;
 }
 
 class GpuBackend final : public Backend {
  public:
   GpuBackend(const BackendSetup& s, std::optional<DeviceDescription> known)
-      : setup_(s), paths_(*s.paths), selftest_token_(static_cast<unsigned>(secret_seed() % 100000)) {
+      : setup_(s), paths_(*s.paths) {
     if (known) {
       device_ = *known;
       build_arch_ = device_.arch();
@@ -89,7 +85,7 @@ class GpuBackend final : public Backend {
     RunnerConfig rc;
     rc.argv = {runner};
     rc.scratch_dir = work.sub(scratch);
-    rc.env = scrubbed_environment(rc.scratch_dir);
+    rc.env = runner_environment(rc.scratch_dir);
     rc.log_dir = work.sub("logs");
     rc.drop_privileges = true;
     // bubblewrap's own PID namespace (with its /proc) contains the runner;
@@ -178,8 +174,6 @@ class GpuBackend final : public Backend {
   std::string build_arch_;  // what the submission is compiled for first ("sm_90")
   std::future<Started> started_;
   std::unique_ptr<GpuOracle> oracle_;
-  // The runner's --selftest exits with gpu::selftest_exit_code(token) only after its launches completed.
-  unsigned selftest_token_;
   // Seconds held to itself (exclusive_seconds). Only the grading's main
   // thread asks for exclusive holds, so a plain sum will do.
   double exclusive_s_ = 0;
@@ -278,84 +272,71 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   const std::vector<SanitizerShape> mem_shapes = memcheck_shapes(c, ctx.cases);
   const SanitizerShape race_shape = racecheck_shape(ctx.seed);
   const std::vector<std::string> tools = {"memcheck", "racecheck"};
-  const std::string gates = gate_folder(ctx);
+  const std::vector<std::vector<SanitizerShape>> shapes = {mem_shapes, {race_shape}};
   std::vector<ToolCommand> commands;
-  for (const std::string& tool : tools) {
-    std::vector<std::string> argv = {paths_.compute_sanitizer, "--tool", tool, "--error-exitcode", "10",
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    std::vector<std::string> argv = {paths_.compute_sanitizer, "--tool", tools[i], "--error-exitcode", "10",
                                      "--print-limit", "20"};
-    if (tool == "memcheck") {
-      argv.push_back("--check-device-heap");
-      argv.push_back("yes");
-    }
-    const std::string gate = gates + "/" + tool;
-    for (const std::string& a : {ctx.runner, std::string("--selftest"), std::string("--gate"), gate,
-                                 std::to_string(ctx.seed % 1000000), std::to_string(selftest_token_)})
-      argv.push_back(a);
-    append_shapes(argv, tool == "memcheck" ? mem_shapes : std::vector<SanitizerShape>{race_shape});
+    if (tools[i] == "memcheck") argv.insert(argv.end(), {"--check-device-heap", "yes"});
+    argv.push_back(ctx.runner);  // started as for a checked run; its launches are asked for after its start-up
     // The runner prints each shape as it starts it: a tool whose output has
     // not grown for kSanitizerQuietS is hung there. It is stopped then rather
     // than at the check's limit, since it holds the shared GPU (every other
     // grading's timing waits behind it).
-    commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tool + ".txt", c.timeout_s, kSanitizerQuietS, gate});
+    commands.push_back({argv, ctx.log_dir + "/" + c.name + "-" + tools[i] + ".txt", c.timeout_s, kSanitizerQuietS,
+                        selftest_requests(shapes[i], ctx.seed)});
   }
   // Both tools at once: most of a tool's time is its own start-up on the
   // CPU, which the two then overlap. The GPU is held (shared) from when both
-  // runners wait at their gates, their CUDA contexts made, until both tools
-  // have ended: a timing elsewhere waits for the checked launches and the
-  // tools' ending, not for their start-up. (Given back at the gates' closing
-  // instead, the tools' endings ran beside timings and made more of their
-  // samples to be taken again: slower in a batch, on the H100.)
+  // runners have answered their Ping, their CUDA contexts made, until both
+  // tools have ended: a timing elsewhere waits for the checked launches and
+  // the tools' ending, not for their start-up.
   log("sanitizer memcheck (" + std::to_string(mem_shapes.size()) + " shapes) and racecheck (" + race_shape.label + ")");
   const auto t0 = Clock::now();
   const std::string& scratch = ctx.runner_config->scratch_dir;
-  Sandbox sandbox = tool_sandbox(ctx);
-  sandbox.read_only.push_back(gates);
-  std::vector<std::string> env = scrubbed_environment(scratch);
-  env.push_back("CUDA_MODULE_LOADING=EAGER");  // the submission's module is loaded (and instrumented) before the gate
-  const std::vector<ToolRun> runs = run_tools(commands, env, scratch, true, kLogCap, false, sandbox, [this]() {
+  const Sandbox sandbox = tool_sandbox(ctx);
+  const std::vector<std::string> env = runner_environment(scratch);
+  std::vector<ToolRun> runs = run_tools(commands, env, scratch, true, kLogCap, false, sandbox, [this]() {
     GateTurn turn;
     turn.whole = shared_hold();
     return turn;
   });
+  // A tool that hung while other gradings shared the GPU may have waited on
+  // their kernels: it counts only once seen alone, with the GPU to itself.
+  std::string again;
+  for (std::size_t i = 0; i < tools.size() && !setup_.gpu_lock.empty(); ++i) {
+    if (!sanitizer_tool_outcome(runs[i], shapes[i], kSanitizerQuietS).hung) continue;
+    log("sanitizer " + tools[i] + " hung beside other gradings: run again with the GPU to itself");
+    runs[i] = run_tools({commands[i]}, env, scratch, true, kLogCap, false, sandbox, [this]() {
+                GateTurn turn;
+                turn.whole = exclusive_hold();
+                return turn;
+              }).front();
+    again += tools[i] + " hung while other gradings shared the GPU, so it ran again with the GPU to itself\n";
+  }
   t.seconds = seconds_since(t0);
   char cost[96];
   std::snprintf(cost, sizeof cost, "%.1f s", t.seconds);
   std::string shapes_text;
   for (const SanitizerShape& s : mem_shapes) shapes_text += (shapes_text.empty() ? "" : ", ") + s.label;
   t.detail = "memcheck ran " + std::to_string(mem_shapes.size()) + " shape" + (mem_shapes.size() == 1 ? "" : "s") +
-             " in one process: " + shapes_text + "\nracecheck ran " + race_shape.label + "\nthe sanitizer took " +
-             cost + "\n";
-  const int expected_code = gpu::selftest_exit_code(selftest_token_);
+             " in one process: " + shapes_text + "\nracecheck ran " + race_shape.label + "\n" + again +
+             "the sanitizer took " + cost + "\n";
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const std::string& tool = tools[i];
-    const ToolRun& run = runs[i];
-    const bool clean = run.started && run.exit.exited && run.exit.code == expected_code;
+    const SanitizerToolOutcome o = sanitizer_tool_outcome(runs[i], shapes[i], kSanitizerQuietS);
     if (i == 0) {
-      t.status = clean ? Status::Passed : Status::Failed;
-      t.verdict = clean ? "compute-sanitizer memcheck (" + std::to_string(mem_shapes.size()) +
-                              " shapes) and racecheck (" + race_shape.label + ") found no errors (" + cost + ")"
-                        : "";
+      t.status = o.clean ? Status::Passed : Status::Failed;
+      t.verdict = o.clean ? "compute-sanitizer memcheck (" + std::to_string(mem_shapes.size()) +
+                                " shapes) and racecheck (" + race_shape.label + ") found no errors (" + cost + ")"
+                          : "";
     }
-    if (clean) continue;
+    if (o.clean) continue;
     if (t.status == Status::Passed) t.verdict.clear();  // the first tool's "no errors" no longer holds
     t.status = Status::Failed;
-    const bool hung = run.started && run.exit.timed_out;
-    const std::string shape = !run.started ? "" : hung ? last_shape_started(run.output) : shape_of_first_error(run.output);
-    char quiet[128];
-    std::snprintf(quiet, sizeof quiet,
-                  run.before_gate ? "stopped: its program had not started its launches after %.0f s (it hung before them)"
-                                  : "stopped: no progress for %.0f s, the kernel hung",
-                  kSanitizerQuietS);
-    const std::string what = !run.started ? "could not start: " + run.start_error
-                             : run.went_quiet ? std::string(quiet)
-                             : run.exit.timed_out ? "timed out"
-                             : (run.exit.exited && run.exit.code == 10) ? "found errors"
-                             : (run.exit.exited && run.exit.code == 0)
-                                 ? "the program ended before its launches completed (exit with status 0)"
-                                 : "the program failed (" + run.exit.describe() + ")";
-    t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + what + (shape.empty() ? "" : " at " + shape);
-    t.detail += sanitizer_summary(tool, run);
-    const Diagnosis& hint = hung ? kHangHint : tool == "racecheck" ? kRaceHint : kOutOfBoundsHint;
+    t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + o.what + (o.shape.empty() ? "" : " at " + o.shape);
+    t.detail += sanitizer_summary(tool, runs[i]);
+    const Diagnosis& hint = o.hung ? kHangHint : tool == "racecheck" ? kRaceHint : kOutOfBoundsHint;
     if (std::find(t.diagnoses.begin(), t.diagnoses.end(), hint) == t.diagnoses.end()) t.diagnoses.push_back(hint);
   }
   if (t.status == Status::Failed) t.verdict += std::string(" (") + cost + ")";
@@ -400,9 +381,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   r.naive_loads = naive_global_loads(c.m, c.n, c.k);
   const std::string& scratch = ctx.runner_config->scratch_dir;
   // TMPDIR is the scratch folder: ncu's lock and temporary files, where the runner user may write.
-  std::vector<std::string> env = scrubbed_environment(scratch);
-  // The submission's module is loaded with the context, before the gate.
-  env.push_back("CUDA_MODULE_LOADING=EAGER");
+  const std::vector<std::string> env = runner_environment(scratch);
   log("ncu: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
   const auto t0 = Clock::now();
   ToolRun run;
@@ -413,29 +392,41 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   // (two TAs' `grade` at once) is tried again after a random pause. The GPU
   // hold is shared, as for the sanitizer: ncu's runner never overlaps a
   // timing. Both are taken only once ncu and its runner's CUDA context have
-  // started and the runner waits at its gate (ncu's start-up and the
+  // started and the runner has answered its Ping (ncu's start-up and the
   // runner's under it, about 1 s on the H100, are no part of the turn); the
-  // profiler is given back when the runner closes the gate after its launch
+  // profiler is given back when the runner has answered for its launch
   // (about 0.7 s alone), the GPU when ncu has ended.
-  const std::string gates = gate_folder(ctx), gate = gates + "/ncu";
-  Sandbox sandbox = ncu_sandbox(ctx);
-  sandbox.read_only.push_back(gates);
+  const Sandbox sandbox = ncu_sandbox(ctx);
   const std::string gpu_lock = setup_.gpu_lock;
-  // In this order: no one holds the GPU while waiting for the profiler.
-  const TakeTurn take_turn = [gpu_lock, log = setup_.log]() {  // LockHold logs nothing without a lock
-    GateTurn turn;
-    turn.critical = std::make_shared<LockHold>(gpu_lock.empty() ? "" : gpu_lock + ".ncu", true, nullptr, log, kProfiler);
-    turn.whole = std::make_shared<DeviceLock>(gpu_lock, false);
-    return turn;
+  // In this order: no one holds the GPU while waiting for the profiler. With
+  // `alone` the GPU is held to itself (and counted as such).
+  auto turn_for = [this, gpu_lock](bool alone) -> TakeTurn {
+    return [this, gpu_lock, alone, log = setup_.log]() {  // LockHold logs nothing without a lock
+      GateTurn turn;
+      turn.critical = std::make_shared<LockHold>(gpu_lock.empty() ? "" : gpu_lock + ".ncu", true, nullptr, log, kProfiler);
+      if (alone)
+        turn.whole = std::shared_ptr<DeviceHold>(exclusive_hold());
+      else
+        turn.whole = std::make_shared<DeviceLock>(gpu_lock, false);
+      return turn;
+    };
   };
+  const ToolCommand command{ncu_command(paths_.ncu, ctx.runner), ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s,
+                            kNcuQuietS, selftest_requests({SanitizerShape{c.m, c.k, c.n, ""}}, ctx.seed)};
   constexpr int kTries = 5;
   std::random_device pause_source;
+  bool alone = false;
   for (int attempt = 1; attempt <= kTries; ++attempt) {
-    const ToolCommand command{ncu_command(paths_.ncu, ctx.runner, gate, c.m, c.k, c.n,
-                                          static_cast<unsigned>(ctx.seed % 1000000), selftest_token_),
-                              ctx.log_dir + "/" + c.name + "-ncu.txt", c.timeout_s, kNcuQuietS, gate};
-    run = run_tools({command}, env, scratch, true, kLogCap, false, sandbox, take_turn).front();
-    if (run.output.find("driver resource was unavailable") == std::string::npos) break;
+    run = run_tools({command}, env, scratch, true, kLogCap, false, sandbox, turn_for(alone)).front();
+    if (run.output.find("driver resource was unavailable") == std::string::npos) {
+      // A run that hung while other gradings shared the GPU may have waited on
+      // their kernels: only a hang seen alone leaves the count to the static check.
+      const bool hung = run.started && (run.exit.timed_out || run.went_quiet);
+      if (!hung || alone || gpu_lock.empty()) break;
+      log("ncu hung beside other gradings: run again with the GPU to itself");
+      alone = true;
+      continue;
+    }
     if (attempt == kTries) {
       r.seconds = seconds_since(t0);
       r.why = "ncu could not get the GPU's profiler (another profiling tool held it " + std::to_string(kTries) +
@@ -456,8 +447,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
     r.why = "ncu could not start: " + run.start_error;
     return r;
   }
-  const int expected_code = gpu::selftest_exit_code(selftest_token_);
-  if (!run.exit.exited || (run.exit.code != 0 && run.exit.code != expected_code)) {
+  if (!run.exit.exited || run.exit.code != 0 || run.answered != 1) {
     // The kernel failed at this shape (its correctness cases say how): its
     // loads cannot be counted, so the static check stands in, as without ncu.
     // (A submission could fail here on purpose to get the static check: said in README's threat model.)
@@ -468,7 +458,10 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
                                    " s: it hung before it"
              : run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(kNcuQuietS)) +
                                     " s once it had the profiler: the kernel hung"
-                              : run.exit.describe()) +
+             : !run.refused.empty()
+                 ? "the launch failed: " + run.refused
+                 : run.answered == 0 ? "it ended before its launch completed: " + run.exit.describe()
+                                     : run.exit.describe()) +
             ncu_errors(run.output) + ")";
     return r;
   }

@@ -145,15 +145,12 @@ std::optional<bool> counters_admin_only(const std::string& params_path) {
   return std::nullopt;
 }
 
-std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner, const std::string& gate,
-                                     int m, int k, int n, unsigned seed, unsigned token) {
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner) {
   // Instruction counts depend neither on clocks nor on caches: leaving both
   // alone spares the clock lock (which may need privileges) and the flushes.
   // The runner's own output goes to /dev/null (through a shell that execs
   // it, so ncu still profiles the runner's process): whatever the submission
-  // prints cannot bury or imitate ncu's table on ncu's output. The runner
-  // makes its CUDA context, then waits at the gate (an EOF there ends it:
-  // code 4, no count) and closes it after its launches.
+  // prints cannot bury or imitate ncu's table on ncu's output.
   return {ncu,
           "--csv",
           "--metrics",
@@ -167,15 +164,7 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
           "/bin/sh",
           "-c",
           "exec \"$0\" \"$@\" >/dev/null 2>&1",
-          runner,
-          "--selftest",
-          "--gate",
-          gate,
-          std::to_string(seed),
-          std::to_string(token),
-          std::to_string(m),
-          std::to_string(k),
-          std::to_string(n)};
+          runner};
 }
 
 std::string ncu_errors(const std::string& output) {

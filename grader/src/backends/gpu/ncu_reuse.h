@@ -35,13 +35,12 @@ NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric = 
 // Read by the judge, so a submission cannot fake ncu's permission error.
 std::optional<bool> counters_admin_only(const std::string& params_path = "/proc/driver/nvidia/params");
 
-// The ncu command line for the runner's selftest at one shape, the runner's
-// own output discarded. The runner launches once a line can be read from
-// `gate` (process/tool_run.h, run_tools' gates) and closes it when its launches
-// are done: ncu's start-up, the runner's CUDA start-up under ncu and both
-// endings lie outside the profiler's turn.
-std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner, const std::string& gate,
-                                     int m, int k, int n, unsigned seed, unsigned token);
+// The ncu command line around the runner, the runner's own output
+// discarded. The runner is started as for a checked run (no argument); its
+// launch is asked for through the protocol (proto Selftest, run_tools'
+// gated commands), so ncu's start-up, the runner's CUDA start-up under ncu
+// and both endings lie outside the profiler's turn.
+std::vector<std::string> ncu_command(const std::string& ncu, const std::string& runner);
 
 // ncu's own "==ERROR==" lines, for the report: why the count is missing ("" when none).
 std::string ncu_errors(const std::string& output);

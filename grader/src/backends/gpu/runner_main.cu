@@ -8,12 +8,11 @@
 // runner: its basicSgemm is reference/kernel.cu, and it can also launch the
 // naive kernel (proto Launch::Naive).
 //
-// With --partition-sms N (the judge passes it to runners that replace a
-// crashed one) the checked launches run on a partition of N SMs and the
-// timed ones on the whole GPU (backends/gpu/sm_partition.h says why).
-//
-// Also has a one-shot mode for compute-sanitizer and ncu, --selftest
-// (runner_selftest.h).
+// It takes no argument: checked, timed, sanitizer and ncu runs start it
+// alike, and what it is asked comes through the protocol after its start-up
+// (a Partition request for runners that replace a crashed one, Selftest for
+// the tools' launches, runner_selftest.h), so that a submission cannot tell
+// a tool's run from the others by its command line.
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -358,6 +357,8 @@ bool sane(const sg::proto::RunCaseRequest& q) {
 #else
       return q.launch == Launch::None || q.launch == Launch::BasicSgemm;
 #endif
+    case RequestType::Selftest:
+    case RequestType::Partition: return q.launch == Launch::None;
     case RequestType::Quit:
     case RequestType::Ping: return true;
   }
@@ -372,7 +373,17 @@ bool switch_to(const sg::gpu::SmPartition& partition, bool on_partition, CudaFai
   return false;
 }
 
-int serve(const sg::gpu::SmPartition& partition) {
+// Partition: the checked launches from now on run on a partition of q.m SMs
+// and the timed ones on the whole GPU (backends/gpu/sm_partition.h says
+// why); without one they all run on the whole GPU, which the reply says.
+void make_partition(const sg::proto::RunCaseRequest& q, sg::gpu::SmPartition& partition, sg::proto::Reply& r) {
+  std::string why;
+  if (partition.sms() == 0 && !partition.create(static_cast<unsigned>(q.m), why))
+    r.message = "checked launches on the whole GPU: no partition of " + std::to_string(q.m) + " SMs (" + why + ")";
+}
+
+int serve() {
+  sg::gpu::SmPartition partition;
   SeededState seeded;
   for (;;) {
     sg::proto::RunCaseRequest q;
@@ -394,9 +405,18 @@ int serve(const sg::gpu::SmPartition& partition) {
       if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
       continue;
     }
+    if (q.type == sg::proto::RequestType::Partition) {
+      make_partition(q, partition, r);
+      r.header.status = sg::proto::ReplyStatus::Ok;
+      if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
+      continue;
+    }
     CudaFailure fail;
     bool ok = false;
-    if (q.type == sg::proto::RequestType::RunCase) {
+    if (q.type == sg::proto::RequestType::Selftest) {
+      fail.status = sg::proto::ReplyStatus::LaunchError;
+      ok = sg::gpu::selftest_launch(q, fail.message);
+    } else if (q.type == sg::proto::RequestType::RunCase) {
       std::vector<float> a(static_cast<std::size_t>(q.m) * q.k), b(static_cast<std::size_t>(q.k) * q.n);
       if (!sg::proto::read_all(sg::proto::kRequestFd, a.data(), sizeof(float) * a.size()) ||
           !sg::proto::read_all(sg::proto::kRequestFd, b.data(), sizeof(float) * b.size()))
@@ -439,14 +459,9 @@ int serve(const sg::gpu::SmPartition& partition) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "--selftest") == 0) return sg::gpu::run_selftest(argc, argv);
-  unsigned partition_sms = 0;
-  if (argc == 3 && std::strcmp(argv[1], "--partition-sms") == 0) {
-    partition_sms = static_cast<unsigned>(std::strtoul(argv[2], nullptr, 10));
-  } else if (argc != 1) {
-    std::fprintf(stderr, "usage: runner [--partition-sms N]   (serve the judge on fds 3/4)\n"
-                         "       runner --selftest SEED TOKEN M K N [M K N ...]\n");
+int main(int argc, char**) {
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: runner   (serves the judge on fds 3 and 4; it takes no argument)\n");
     return 2;
   }
   // Create the CUDA context now, before the judge's first request: the judge
@@ -455,11 +470,5 @@ int main(int argc, char** argv) {
   // here shows again on the first real call, which reports it.
   (void)cudaFree(nullptr);
   (void)sg::gpu::keep_freed_memory();  // a failure only costs speed
-  sg::gpu::SmPartition partition;
-  std::string why;
-  // Without a partition the cases run on the whole GPU, as before a crash.
-  if (partition_sms > 0 && !partition.create(partition_sms, why))
-    std::fprintf(stderr, "runner: checked launches on the whole GPU: no partition of %u SMs (%s)\n", partition_sms,
-                 why.c_str());
-  return serve(partition);
+  return serve();
 }

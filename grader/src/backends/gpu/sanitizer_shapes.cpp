@@ -1,6 +1,7 @@
 #include "backends/gpu/sanitizer_shapes.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -80,16 +81,11 @@ std::string shape_at(const std::string& text, std::size_t at) {
   return text.substr(at, i - at);
 }
 
-// The shape after the first `marker` in `text` that is followed by one (the
-// last such with `last`).
-std::string shape_after(const std::string& text, const std::string& marker, bool last = false) {
-  std::string found;
+// The shape after the first `marker` in `text` that is followed by one.
+std::string shape_after(const std::string& text, const std::string& marker) {
   for (std::size_t at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1))
-    if (std::string shape = shape_at(text, at + marker.size()); !shape.empty()) {
-      if (!last) return shape;
-      found = std::move(shape);
-    }
-  return found;
+    if (std::string shape = shape_at(text, at + marker.size()); !shape.empty()) return shape;
+  return "";
 }
 
 const char* const kShapeMarker = "selftest: shape ";
@@ -118,14 +114,53 @@ std::string shape_of_first_error(const std::string& output) {
   return "";
 }
 
-std::string last_shape_started(const std::string& output) { return shape_after(output, kShapeMarker, true); }
-
-void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerShape>& shapes) {
+std::vector<proto::RunCaseRequest> selftest_requests(const std::vector<SanitizerShape>& shapes, std::uint64_t seed) {
+  std::vector<proto::RunCaseRequest> requests;
   for (const SanitizerShape& s : shapes) {
-    argv.push_back(std::to_string(s.m));
-    argv.push_back(std::to_string(s.k));
-    argv.push_back(std::to_string(s.n));
+    proto::RunCaseRequest q;
+    q.type = proto::RequestType::Selftest;
+    q.m = s.m;
+    q.k = s.k;
+    q.n = s.n;
+    q.seed = seed + requests.size();
+    requests.push_back(q);
   }
+  return requests;
+}
+
+SanitizerToolOutcome sanitizer_tool_outcome(const ToolRun& run, const std::vector<SanitizerShape>& shapes,
+                                            double quiet_s) {
+  SanitizerToolOutcome o;
+  const bool all_answered = run.answered >= shapes.size();
+  o.clean = run.started && run.exit.exited && run.exit.code == 0 && all_answered;
+  if (o.clean) return o;
+  o.hung = run.started && (run.exit.timed_out || run.went_quiet);
+  // The judge knows which request was in flight; the runner's markers name the
+  // shape only where every launch was answered (errors that did not fail one).
+  if (!all_answered)
+    o.shape = shapes[run.answered].label;
+  else if (run.started)
+    o.shape = shape_of_first_error(run.output);
+  char quiet[128];
+  std::snprintf(quiet, sizeof quiet,
+                run.before_gate ? "stopped: its program had not started its launches after %.0f s (it hung before them)"
+                                : "stopped: no progress for %.0f s, the kernel hung",
+                quiet_s);
+  if (!run.started)
+    o.what = "could not start: " + run.start_error;
+  else if (run.went_quiet)
+    o.what = quiet;
+  else if (run.exit.timed_out)
+    o.what = "timed out";
+  else if (run.exit.exited && run.exit.code == 10)
+    o.what = "found errors";
+  else if (!run.refused.empty())
+    o.what = "the launch failed (" + run.refused + ")";
+  else if (!all_answered)
+    o.what = "the program ended before its launches completed (" + run.exit.describe() + ")";
+  else
+    o.what = "the program failed (" + run.exit.describe() + ")";
+  return o;
 }
 
 std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {

@@ -8,6 +8,7 @@
 
 #include "model/suite.h"
 #include "process/tool_run.h"
+#include "proto/protocol.h"
 
 namespace sg {
 
@@ -31,12 +32,21 @@ SanitizerShape racecheck_shape(std::uint64_t seed);
 // hazard), else "".
 std::string shape_of_first_error(const std::string& output);
 
-// The shape of the runner's last "selftest: shape MxKxN" line, the launch a
-// tool was in when it stopped; "" when there is none.
-std::string last_shape_started(const std::string& output);
+// One Selftest request (proto/protocol.h) per shape, in order, each on
+// inputs of its own drawn from `seed`.
+std::vector<proto::RunCaseRequest> selftest_requests(const std::vector<SanitizerShape>& shapes, std::uint64_t seed);
 
-// "M K N" of every shape, appended to a --selftest command line.
-void append_shapes(std::vector<std::string>& argv, const std::vector<SanitizerShape>& shapes);
+// How one compute-sanitizer run over a runner's Selftest requests ended,
+// in the verdict's words.
+struct SanitizerToolOutcome {
+  bool clean = false;  // ended with status 0 and every launch answered
+  bool hung = false;   // past its limit, or stopped for its quiet limit
+  std::string what;    // "found errors", "timed out", ... (when not clean)
+  std::string shape;   // the shape it concerns ("" when unknown)
+};
+// `shapes` are the shapes of the run's requests, in order; quiet_s its quiet limit.
+SanitizerToolOutcome sanitizer_tool_outcome(const ToolRun& run, const std::vector<SanitizerShape>& shapes,
+                                            double quiet_s);
 
 // The tool's name, how it ended and the lines that say what it found (at
 // most 12; else the start of its output), so the feedback is short.
