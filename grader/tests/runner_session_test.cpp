@@ -1,5 +1,6 @@
 // The judge's runner session on its own, with a stand-in runner (a shell
-// script): which runners are asked to check on a partition of the GPU.
+// script): which runners are asked to check on a partition of the GPU, and
+// that none is told so (or anything else) by its arguments.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -17,7 +18,10 @@ namespace fs = std::filesystem;
 namespace {
 
 // A stand-in runner in a fresh `dir`: a shell script that notes its
-// arguments in dir/args.txt, then runs `then` (e.g. "exit 3").
+// arguments in dir/args.txt, then runs `then` (e.g. "exit 3"; kFirstRequest
+// notes the type of the first request it reads in dir/first.txt).
+const char* const kFirstRequest = "t=$(od -An -tu4 -N8 <&3 | awk '{print $2}'); echo \"first:$t\" >> first.txt; ";
+
 sg::RunnerConfig script_runner(const fs::path& dir, const std::string& then, unsigned partition_sms) {
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -33,42 +37,68 @@ sg::RunnerConfig script_runner(const fs::path& dir, const std::string& then, uns
   return rc;
 }
 
-// The lines script_runner's runners noted, one per runner started; `dir` is removed.
-std::vector<std::string> noted_arguments(const fs::path& dir) {
+// The lines script_runner's runners noted in `file`, one per runner.
+std::vector<std::string> noted(const fs::path& dir, const std::string& file) {
   std::vector<std::string> seen;
-  std::ifstream f(dir / "args.txt");
+  std::ifstream f(dir / file);
   for (std::string line; std::getline(f, line);) seen.push_back(line);
+  return seen;
+}
+// The arguments, one line per runner started; `dir` is removed.
+std::vector<std::string> noted_arguments(const fs::path& dir) {
+  std::vector<std::string> seen = noted(dir, "args.txt");
   fs::remove_all(dir);
   return seen;
 }
 
+struct Noted {
+  std::vector<std::string> arguments, first_requests;
+};
+
 // Runs `cases` cases through a session whose every runner notes its
-// arguments and dies at once (so each case needs a fresh runner); returns
-// one line per runner started.
-std::vector<std::string> runner_arguments(unsigned partition_sms, int cases) {
+// arguments and its first request's type, and dies at once (so each case
+// needs a fresh runner). A spare that was never used notes an empty type.
+Noted runners_started(unsigned partition_sms, int cases) {
   const fs::path dir = fs::temp_directory_path() / ("sg-session-" + std::to_string(::getpid()));
-  const sg::RunnerConfig rc = script_runner(dir, "exit 3", partition_sms);
+  const sg::RunnerConfig rc = script_runner(dir, std::string(kFirstRequest) + "exit 3", partition_sms);
   const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
   {
     sg::RunnerSession session(rc);
     for (int i = 0; i < cases; ++i)
       EXPECT_NE(session.run(4, 4, 4, a, b, 20).kind, sg::CaseOutcome::Kind::Ok) << "case " << i;
   }  // the session's end takes its spare runner too
-  return noted_arguments(dir);
+  Noted n;
+  n.first_requests = noted(dir, "first.txt");
+  n.arguments = noted_arguments(dir);
+  return n;
 }
 
+const std::string kRunCase = "first:" + std::to_string(static_cast<unsigned>(sg::proto::RequestType::RunCase));
+const std::string kPartition = "first:" + std::to_string(static_cast<unsigned>(sg::proto::RequestType::Partition));
+
+// After a failure each new runner's first request is its Partition; no
+// runner is given an argument, so none can tell from its command line.
 TEST(RunnerSession, RunnersAfterAFailureAreAskedForAPartition) {
-  const std::vector<std::string> seen = runner_arguments(16, 3);
-  ASSERT_GE(seen.size(), 3u) << "fewer runners than cases";
-  EXPECT_EQ(seen[0], "args:") << "the first runner was asked for a partition before anything failed";
-  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_EQ(seen[i], "args:--partition-sms 16") << "runner " << i + 1;
+  const Noted n = runners_started(16, 3);
+  ASSERT_GE(n.arguments.size(), 3u) << "fewer runners than cases";
+  for (const std::string& line : n.arguments) EXPECT_EQ(line, "args:");
+  ASSERT_GE(n.first_requests.size(), 3u);
+  EXPECT_EQ(n.first_requests[0], kRunCase) << "the first runner was asked for a partition before anything failed";
+  int partitions = 0;
+  for (std::size_t i = 1; i < n.first_requests.size(); ++i) {
+    const std::string& line = n.first_requests[i];
+    EXPECT_TRUE(line == kPartition || line == "first:") << "runner " << i + 1 << ": " << line;
+    partitions += line == kPartition;
+  }
+  EXPECT_GE(partitions, 2) << "each case after the first ran on a fresh runner";
 }
 
-// Without the setting (the CPU backend) no runner gets the option, failure or not.
+// Without the setting (the CPU backend) no runner is asked, failure or not.
 TEST(RunnerSession, NoPartitionUnlessConfigured) {
-  const std::vector<std::string> seen = runner_arguments(0, 2);
-  ASSERT_GE(seen.size(), 2u);
-  for (const std::string& line : seen) EXPECT_EQ(line, "args:");
+  const Noted n = runners_started(0, 2);
+  ASSERT_GE(n.arguments.size(), 2u);
+  for (const std::string& line : n.arguments) EXPECT_EQ(line, "args:");
+  for (const std::string& line : n.first_requests) EXPECT_TRUE(line == kRunCase || line == "first:") << line;
 }
 
 // A runner that does not answer its Ping in time (one that hangs in its
@@ -76,7 +106,7 @@ TEST(RunnerSession, NoPartitionUnlessConfigured) {
 // the next request is not asked for a partition.
 TEST(RunnerSession, AnUnansweredPingIsNoFailure) {
   const fs::path dir = fs::temp_directory_path() / ("sg-session-ping-" + std::to_string(::getpid()));
-  const sg::RunnerConfig rc = script_runner(dir, "sleep 30", 16);
+  const sg::RunnerConfig rc = script_runner(dir, std::string(kFirstRequest) + "sleep 30", 16);
   const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
   {
     sg::RunnerSession session(rc);
@@ -85,10 +115,11 @@ TEST(RunnerSession, AnUnansweredPingIsNoFailure) {
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
     EXPECT_EQ(session.run(4, 4, 4, a, b, 0.5).kind, sg::CaseOutcome::Kind::TimedOut);
   }
-  const std::vector<std::string> seen = noted_arguments(dir);
-  ASSERT_GE(seen.size(), 2u);
-  EXPECT_EQ(seen[0], "args:");
-  EXPECT_EQ(seen[1], "args:") << "the runner after an unanswered Ping was asked for a partition";
+  const std::vector<std::string> first = noted(dir, "first.txt");
+  ASSERT_GE(first.size(), 2u);
+  EXPECT_EQ(first[0], "first:" + std::to_string(static_cast<unsigned>(sg::proto::RequestType::Ping)));
+  EXPECT_EQ(first[1], kRunCase) << "the runner after an unanswered Ping was asked for a partition";
+  noted_arguments(dir);
 }
 
 // The session beside (the baseline runner) may replace its runner after it
