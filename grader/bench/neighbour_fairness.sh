@@ -5,8 +5,9 @@
 # thread (grader/bench/hogs/), JOBS grade processes per GPU. Every correct
 # kernel must get exactly its solo score on every correctness case and check;
 # timed cases are listed beside them (their points follow the measured speed,
-# which the table shows). Exit 1 when a correct kernel lost or gained a point
-# outside the timed cases.
+# which the table shows). "alone" counts the steps a grading ran again with the
+# GPU to itself after a timeout beside the others. Exit 1 when a correct
+# kernel lost or gained a point outside the timed cases.
 #   grader/bench/neighbour_fairness.sh [OUT_DIR]
 # Environment: GRADE (default build/grade), SUITE (default grader/bench/fairness.yaml),
 # JOBS (per GPU, default 4), SEED (default 7).
@@ -60,7 +61,12 @@ def load(p):
 def scores(r):
     return {t["name"]: (t.get("score", 0), t.get("status", "")) for t in r.get("tests", [])}
 bad = 0
-print(f"{'kernel':<22}{'solo':>7}{'batch':>7}  differences (test: solo -> batch)")
+def again(d):
+    try:
+        return (d / "grade.log").read_text(errors="replace").count("run again with the")
+    except OSError:
+        return 0
+print(f"{'kernel':<22}{'solo':>7}{'batch':>7}{'alone':>6}  differences (test: solo -> batch)")
 for solo in sorted((out / "solo").glob("*-correct")):
     s = load(solo / "results.json")
     b = load(out / "batch" / solo.name / "results.json")
@@ -71,11 +77,11 @@ for solo in sorted((out / "solo").glob("*-correct")):
             timed = name.endswith("/performance")
             diffs.append(f"{name}: {ss.get(name, ('-',))[0]} -> {bs.get(name, ('-',))[0]}{' (timed)' if timed else ''}")
             bad += not timed
-    print(f"{solo.name:<22}{s.get('score', '-'):>7}{b.get('score', '-'):>7}  {'; '.join(diffs) or 'none'}")
+    print(f"{solo.name:<22}{s.get('score', '-'):>7}{b.get('score', '-'):>7}{again(out / 'batch' / solo.name):>6}  {'; '.join(diffs) or 'none'}")
 for hog in sorted((out / "batch").glob("*-hog-*")):
     r = load(hog / "results.json")
     state = r.get("extra_data", {}).get("state", r.get("error", "?"))
-    print(f"{hog.name:<22}{'':>7}{r.get('score', '-'):>7}  neighbour ({state})")
+    print(f"{hog.name:<22}{'':>7}{r.get('score', '-'):>7}{again(hog):>6}  neighbour ({state})")
 print("FAIR: every correct kernel scored as alone outside the timed cases" if bad == 0
       else f"UNFAIR: {bad} correctness or check scores differ from the solo gradings")
 sys.exit(1 if bad else 0)
