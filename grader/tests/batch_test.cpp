@@ -742,6 +742,42 @@ TEST(BatchEndToEnd, OnlyRegradesTheNamedStudents) {
   EXPECT_EQ(read_file(out + "/journal.jsonl"), after);
 }
 
+// The similarity pass compares the kernel.cu each grading graded. A copier
+// hides an identical copy behind decoys that come first in path order (a
+// dot-folder, __MACOSX); a framer links an innocent student's kernel.cu into
+// their own folder. The copy is found, the innocent student is not listed,
+// and a student whose files changed since their grading is left out.
+TEST(BatchEndToEnd, SimilarityComparesTheGradedFiles) {
+  TempDir tmp;
+  const std::string subs = tmp / "class", out = tmp / "out";
+  // Distinct kernels that stop at the compiler: quick to grade, still compared.
+  const std::string mine = read_file(kRoot + "/reference/kernel.cu") + "\n#error stop here\n";
+  const std::string other = read_file(kRoot + "/reference/naive.cu") + "\n#error stop here\n";
+  write_file(subs + "/alice/kernel.cu", mine);
+  write_file(subs + "/bob/kernel.cu", mine);
+  write_file(subs + "/bob/.old/kernel.cu", other);
+  write_file(subs + "/bob/__MACOSX/kernel.cu", other);
+  write_file(subs + "/mallory/kernel.cu", other);
+  fs::create_directories(subs + "/mallory/a");
+  fs::create_symlink(subs + "/alice/kernel.cu", subs + "/mallory/a/kernel.cu");
+  RunResult r = run_grade(batch_args(subs, out), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(lines_of(read_file(out + "/similarity.csv")),
+            (std::vector<std::string>{"kind,student_a,student_b,similarity", "identical,alice,bob,1"}))
+      << "the copy behind the decoys is found; the framed student is not listed";
+  const auto book = read_gradebook(out + "/gradebook.csv");
+  for (const char* id : {"alice", "bob", "mallory"}) EXPECT_EQ(book.at(id).at("status"), "compile error") << id;
+
+  // mallory now holds alice's kernel but was graded on another: not compared.
+  write_file(subs + "/mallory/kernel.cu", mine);
+  r = run_grade(batch_args(subs, out, {"--only", "bob"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  EXPECT_EQ(lines_of(read_file(out + "/similarity.csv")),
+            (std::vector<std::string>{"kind,student_a,student_b,similarity", "identical,alice,bob,1"}));
+  EXPECT_NE(read_file(out + "/summary.html").find("<li>mallory: its files changed since it was graded</li>"),
+            std::string::npos);
+}
+
 TEST(BatchEndToEnd, CrashedAndHungGradersDoNotStopTheBatch) {
   TempDir tmp;
   // A stand-in grader: hangs for one student, crashes for the other.

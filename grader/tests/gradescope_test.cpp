@@ -231,6 +231,52 @@ TEST_F(Gradescope, GraderFailureStillLeavesResults) {
   EXPECT_NE(out.find("broken.yaml"), std::string::npos) << "the suite error should be quoted: " << out;
 }
 
+// A submission that prints its arguments on every call, prints the previous
+// call's later (the runner is one process), and writes out of bounds only in
+// the hidden case, so that the public sanitizer check lists that case. Nothing
+// a student sees before publication (the top-level output, the visible tests'
+// names and outputs) holds the hidden case's shape or name; the output waits
+// on the hidden test, which Gradescope shows after publication.
+TEST_F(Gradescope, HiddenCaseShapesReachNoFieldStudentsSeeBeforePublication) {
+  const fs::path suite = tmp_ / "hidden.yaml";
+  std::ofstream(suite) << "suite: hidden_output\n"
+                          "cases:\n"
+                          "  - {name: square_48, m: 48, k: 48, n: 48, points: 2}\n"
+                          "  - {name: secret_case, m: 123, k: 45, n: 67, points: 2, visibility: hidden}\n"
+                          "  - {name: ragged_37x29x41, m: 37, k: 29, n: 41, points: 2}\n"
+                          "checks:\n"
+                          "  - {name: sanitizer, kind: sanitizer, points: 1, m: 40, k: 50, n: 36}\n";
+  std::string kernel = read_file(kRoot / "reference" / "kernel.cu");
+  const std::string launch = "void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {";
+  const std::string body = "  const int tx = threadIdx.x, ty = threadIdx.y;";
+  ASSERT_NE(kernel.find(launch), std::string::npos);
+  ASSERT_NE(kernel.find(body), std::string::npos);
+  kernel.replace(kernel.find(launch), launch.size(),
+                 "static int seen_m, seen_n, seen_k;\n" + launch +
+                     "\n  printf(\"ARGS m=%d n=%d k=%d, before: m=%d n=%d k=%d\\n\", m, n, k, seen_m, seen_n, seen_k);"
+                     "\n  fprintf(stderr, \"ERR m=%d\\n\", m);\n  seen_m = m, seen_n = n, seen_k = k;");
+  kernel.replace(kernel.find(body), body.size(),
+                 body + "\n  if (m == 123 && tx == 0 && ty == 0 && blockIdx.x == 0 && blockIdx.y == 0) C[m * n + 5] = 1;");
+  const json r = autograde("hidden-output", kernel, suite.string());
+  ASSERT_TRUE(r.is_object());
+
+  std::string seen = r.at("output").get<std::string>();
+  for (const auto& t : r.at("tests"))
+    if (t.at("visibility") == "visible") seen += "\n" + t.at("name").get<std::string>() + "\n" + t.at("output").get<std::string>();
+  for (const char* secret : {"m=123", "n=67", "k=45", "123x45x67", "secret_case"})
+    EXPECT_EQ(seen.find(secret), std::string::npos) << secret << " is visible before publication:\n" << seen;
+  EXPECT_NE(r.at("output").get<std::string>().find("withheld until grades are published"), std::string::npos)
+      << r.at("output");
+  const json* sanitizer = find_test(r, "sanitizer");
+  ASSERT_NE(sanitizer, nullptr);
+  EXPECT_EQ(sanitizer->at("status"), "failed") << sanitizer->dump();
+  const json* hidden = find_test(r, "secret_case");
+  ASSERT_NE(hidden, nullptr);
+  EXPECT_EQ(hidden->at("visibility"), "after_published");
+  EXPECT_NE(hidden->at("output").get<std::string>().find("ARGS m=123 n=67 k=45"), std::string::npos)
+      << "the output is shown after publication: " << hidden->dump();
+}
+
 // ---- check_structure_source ----
 
 TEST(SourceStructure, ReferenceUsesSharedAndBarrier) {

@@ -24,6 +24,7 @@
 
 #include "model/plan.h"
 #include "words/case_report.h"
+#include "report/student_view.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 
@@ -98,6 +99,7 @@ sg::GradeResult sample(const std::string& backend) {
   r.device = gpu ? "NVIDIA H100 80GB HBM3 (sm_90)" : "CPU backend";
   r.seed = 18446744073709551557ull;  // larger than a double holds exactly
   r.student_output = kHostileOutput;
+  r.output_before_hidden = kHostileOutput;  // all printed before its first hidden case
   r.execution_time = 12.5;
   r.compile_time = 3.25;
 
@@ -457,6 +459,76 @@ TEST(ResultsJson, ArbitraryBytesGiveValidJson) {
     EXPECT_TRUE(u >= 0x20 || c == '\n' || c == '\t') << "control byte " << int(u) << " kept";
   }
   EXPECT_TRUE(contains(j["tests"][0]["name"], "end"));
+}
+
+// What the runner printed from the first hidden case on waits for publication:
+// the summary (shown at once) stops where that case started and says why;
+// the rest is on the first hidden case, itself shown only after publication.
+TEST(ResultsJson, OutputFromTheFirstHiddenCaseOnWaitsForPublication) {
+  sg::GradeResult r = sample("cpu");
+  r.student_output = "public case\nARGS m=17 n=65 k=33\n";
+  r.output_before_hidden = "public case\n";
+  json j = json::parse(sg::results_json(r));
+  std::string summary = j["output"];
+  EXPECT_TRUE(contains(summary, "public case")) << summary;
+  EXPECT_FALSE(contains(summary, "m=17")) << summary;
+  EXPECT_TRUE(contains(summary, "from the first hidden test case on is withheld until grades are published")) << summary;
+  for (const auto& t : j["tests"]) {
+    const std::string out = t["output"];
+    if (t["visibility"] == "visible") {
+      EXPECT_FALSE(contains(out, "m=17")) << t["name"] << ": " << out;
+    }
+  }
+  const json* first_hidden = find_test(j["tests"], r.tests[2].name);
+  ASSERT_NE(first_hidden, nullptr);
+  EXPECT_EQ((*first_hidden)["visibility"], "after_published");
+  EXPECT_TRUE(contains((*first_hidden)["output"], "ARGS m=17 n=65 k=33")) << (*first_hidden)["output"];
+  EXPECT_FALSE(contains((*find_test(j["tests"], "hidden_rect"))["output"], "ARGS")) << "shown once";
+
+  // Where the grading did not record where the hidden cases began, all of it waits.
+  r.output_before_hidden.reset();
+  j = json::parse(sg::results_json(r));
+  summary = j["output"];
+  EXPECT_FALSE(contains(summary, "public case")) << summary;
+  EXPECT_TRUE(contains(summary, "Your program's output is withheld until grades are published")) << summary;
+  EXPECT_TRUE(contains((*find_test(j["tests"], r.tests[2].name))["output"], "public case\nARGS m=17"));
+  // report.md and report.html show hidden tests in full, and say whose they are.
+  EXPECT_TRUE(contains(sg::report_markdown(r), "for course staff until grades are published"));
+  EXPECT_TRUE(contains(sg::report_html(r), "<p id=\"staff-view\">"));
+
+  // Without hidden cases nothing is withheld.
+  r.tests.erase(r.tests.begin() + 2, r.tests.begin() + 4);
+  ASSERT_FALSE(sg::report::has_hidden_case(r));
+  summary = json::parse(sg::results_json(r))["output"];
+  EXPECT_TRUE(contains(summary, "public case\nARGS m=17 n=65 k=33")) << summary;
+  EXPECT_FALSE(contains(summary, "withheld")) << summary;
+  EXPECT_FALSE(contains(sg::report_markdown(r), "for course staff"));
+}
+
+// A visible test whose words name a hidden case (a check listing the cases it
+// saw) keeps its status; its details wait for publication.
+TEST(ResultsJson, VisibleTestNamingAHiddenCaseWaitsForPublication) {
+  sg::GradeResult r = sample("cpu");
+  sg::TestResult& san = r.tests.back();
+  san.status = sg::Status::Failed;
+  san.max_score = 2;
+  san.verdict = "no points: out-of-bounds accesses in 1 correctness case (hidden_rect; see their details)";
+  sg::TestResult& visible = r.tests[0];
+  visible.detail = "checked after the case at 100x50x70";
+  const json j = json::parse(sg::results_json(r));
+  for (const char* name : {"sanitizer", "small_square"}) {
+    const std::string out = (*find_test(j["tests"], name))["output"];
+    EXPECT_FALSE(contains(out, "hidden_rect")) << out;
+    EXPECT_FALSE(contains(out, "100x50x70")) << out;
+    EXPECT_TRUE(contains(out, "withheld until grades are published")) << out;
+  }
+  EXPECT_EQ((*find_test(j["tests"], "sanitizer"))["status"], "failed");
+  EXPECT_TRUE(contains((*find_test(j["tests"], "odd_k"))["output"], "Check the loop bound")) << "other tests keep theirs";
+  // Names match as words, shapes as the judge writes them.
+  EXPECT_TRUE(sg::report::names_hidden_case(r, "(hidden_rect;"));
+  EXPECT_FALSE(sg::report::names_hidden_case(r, "hidden_rectangle and my_hidden_rect"));
+  EXPECT_TRUE(sg::report::names_hidden_case(r, "at 17x33x65."));
+  EXPECT_FALSE(sg::report::names_hidden_case(r, "at 117x33x65 and 17x33x650"));
 }
 
 TEST(ResultsJson, CompileErrorScoresZeroAndShowsTheLog) {

@@ -32,6 +32,7 @@ sg::GradeResult full_result() {
   r.sandbox = "sandbox: bubblewrap (namespaces, seccomp)";
   r.notes = {"style: `twice(float)` is visible outside kernel.cu", "second note"};
   r.student_output = "line 1\nline 2\n";
+  r.output_before_hidden = "line 1\n";
   r.seed = 18446744073709551557ull;  // above 2^53: must not pass through a double
   r.seed_given = true;
   r.execution_time = 12.345678901234567;
@@ -145,6 +146,7 @@ TEST(ResultCodec, EveryFieldSurvivesARoundTrip) {
   EXPECT_EQ(out.notes, in.notes);
   EXPECT_EQ(out.sandbox, in.sandbox);
   EXPECT_EQ(out.student_output, in.student_output);
+  EXPECT_EQ(out.output_before_hidden, in.output_before_hidden);
   EXPECT_EQ(out.seed, in.seed);
   EXPECT_EQ(out.seed_given, in.seed_given);
   EXPECT_EQ(out.execution_time, in.execution_time);
@@ -224,6 +226,7 @@ TEST(ResultCodec, UnsetOptionalsStayUnset) {
   const sg::GradeResult out = sg::decode_result(sg::encode_result(in), "x");
   EXPECT_FALSE(out.backend.has_value());
   EXPECT_FALSE(out.leaderboard_gflops.has_value());
+  EXPECT_FALSE(out.output_before_hidden.has_value());
   EXPECT_TRUE(out.tests.empty());
 }
 

@@ -1,7 +1,12 @@
 // Tests of batch/similarity: copies, renamed copies and reformatted copies of
-// a kernel are found; distinct kernels and the handout's skeleton are not.
+// a kernel are found; distinct kernels and the handout's skeleton are not; and
+// what is compared is the file the grading graded, read without following a
+// link and never past the submission cap.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -9,6 +14,7 @@
 #include <vector>
 
 #include "batch/similarity.h"
+#include "services/submission.h"
 
 namespace {
 
@@ -84,6 +90,80 @@ TEST(Similarity, TokensIgnoreCommentsLayoutAndNames) {
   EXPECT_EQ(a, b);
   EXPECT_EQ(a, (std::vector<std::string>{"int", "id", "=", "x", "[", "id", "]", "*", "num", ";"}));
   EXPECT_NE(sg::batch::normalised_tokens("if (a < b) c = 1;"), sg::batch::normalised_tokens("while (a < b) c = 1;"));
+}
+
+// Bytes this process has read through read(2) and its kin so far (/proc/self/io's rchar).
+std::uint64_t bytes_read_so_far() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  std::uint64_t value = 0;
+  while (io >> key >> value)
+    if (key == "rchar:") return value;
+  return 0;
+}
+
+class SimilaritySource : public testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = std::filesystem::temp_directory_path() / ("sg-similarity-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(root_);
+    std::filesystem::create_directories(root_);
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  std::string write(const std::string& rel, const std::string& text) {
+    const std::filesystem::path p = root_ / rel;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  // A file of `bytes` zero bytes (sparse: made at once, read in full).
+  std::string big(const std::string& rel, std::uintmax_t bytes) {
+    const std::string p = write(rel, "");
+    std::filesystem::resize_file(p, bytes);
+    return p;
+  }
+  std::filesystem::path root_;
+};
+
+// A 40 MB decoy beside the graded kernel, and a 40 MB kernel.cu that the
+// grading refused: the comparison reads at most the cap, whatever lies there.
+TEST_F(SimilaritySource, ReadsNoMoreThanTheSubmissionCap) {
+  constexpr std::uintmax_t k40MB = 40u << 20;
+  static_assert(sg::kMaxSourceBytes < k40MB, "the decoy must be over the cap");
+  const std::string graded = "__global__ void mysgemm() {}\n";
+  write("decoy/kernel.cu", graded);
+  big("decoy/.cache/kernel.cu", k40MB);
+  big("decoy/__MACOSX/kernel.cu", k40MB);
+  std::uint64_t before = bytes_read_so_far();
+  std::string got = sg::batch::kernel_source((root_ / "decoy").string());
+  EXPECT_LE(bytes_read_so_far() - before, sg::kMaxSourceBytes) << "read past the cap";
+  EXPECT_TRUE(got == graded) << "compared " << got.size() << " bytes, not the graded kernel.cu";
+
+  big("huge/kernel.cu", k40MB);
+  before = bytes_read_so_far();
+  got = sg::batch::kernel_source((root_ / "huge").string());
+  EXPECT_LE(bytes_read_so_far() - before, sg::kMaxSourceBytes) << "read past the cap";
+  EXPECT_TRUE(got.empty()) << "compared " << got.size() << " bytes where the grading graded nothing";
+}
+
+// The file the grading graded, not the first kernel.cu in path order (a
+// decoy in a dot-folder or __MACOSX), and never the target of a link.
+TEST_F(SimilaritySource, ComparesTheGradedFileAndFollowsNoLink) {
+  const std::string victim = write("victim/kernel.cu", "__global__ void victim() {}\n");
+  write("copier/kernel.cu", "copied\n");
+  write("copier/.old/kernel.cu", "decoy\n");
+  write("copier/__MACOSX/kernel.cu", "decoy\n");
+  EXPECT_EQ(sg::batch::kernel_source((root_ / "copier").string()), "copied\n");
+
+  write("framer/kernel.cu", "own\n");
+  std::filesystem::create_directories(root_ / "framer/a");
+  std::filesystem::create_symlink(victim, root_ / "framer/a/kernel.cu");
+  EXPECT_EQ(sg::batch::kernel_source((root_ / "framer").string()), "own\n");
+
+  std::filesystem::create_directories(root_ / "linked");
+  std::filesystem::create_symlink(victim, root_ / "linked/kernel.cu");
+  EXPECT_EQ(sg::batch::kernel_source((root_ / "linked").string()), "") << "a link inside a submission is not read";
+  EXPECT_FALSE(sg::read_submission_text((root_ / "linked/kernel.cu").string()).problem.empty());
 }
 
 }  // namespace

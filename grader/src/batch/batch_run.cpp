@@ -123,6 +123,7 @@ class BatchRun {
   std::vector<int> gpus_;  // empty: CPU mode
   std::map<int, std::string> gpu_arch_;  // "sm_90" per GPU in gpus_, when it could be read
   std::vector<Pending> todo_;
+  std::map<std::string, std::string> hash_now_;  // each student's submission_hash at the start
   std::map<std::size_t, int> slot_of_;
   std::unique_ptr<Progress> progress_;
 };
@@ -240,6 +241,7 @@ int BatchRun::run() {
     } catch (const std::exception& e) {
       p.hash = "unreadable";  // grade will say what is wrong with it
     }
+    hash_now_[s.id] = p.hash;
     const auto it = latest.find(s.id);
     const bool named = std::find(o_.only.begin(), o_.only.end(), s.id) != o_.only.end();
     if (!o_.only.empty() && !named) {
@@ -442,14 +444,19 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   const std::vector<GradeResult> results = class_results(out_, members, latest, &suite_, settings_, notes);
   for (const auto& n : notes) std::fprintf(log_, "grade batch: warning: %s\n", n.c_str());
   const std::string title = o_.title.empty() ? "Tiled SGEMM: suite " + suite_.name : o_.title;
-  // Similar submissions; what the handout's skeleton holds is not counted.
-  std::vector<SourceOf> sources;
-  for (const auto& sub : roster) sources.push_back({sub.id, kernel_source(sub.path)});
-  const std::string skeleton =
-      kernel_source((fs::path(absolute(grade_)).parent_path() / ".." / "student" / "kernel.cu").string());
-  const std::vector<SimilarPair> pairs = similar_pairs(sources, skeleton);
-  write_file_atomically(out_ + "/" + class_files::kSimilarity, similarity_csv(pairs));
-  write_batch_reports(results, out_, title, similarity_html(pairs));
+  // Similar submissions: the kernels as graded, so only where the files are still those the grading saw.
+  std::vector<ClassMemberSource> compared;
+  for (const auto& sub : roster) {
+    const auto it = latest.find(sub.id);
+    compared.push_back({sub.id, sub.path,
+                        it == latest.end()                   ? "not graded"
+                        : it->second.hash != hash_now_[sub.id] ? "its files changed since it was graded"
+                                                               : ""});
+  }
+  const ClassSimilarity similar =
+      compare_class(compared, (fs::path(absolute(grade_)).parent_path() / ".." / "student" / "kernel.cu").string());
+  write_file_atomically(out_ + "/" + class_files::kSimilarity, similarity_csv(similar.pairs));
+  write_batch_reports(results, out_, title, similarity_html(similar.pairs, similar.left_out));
   const std::vector<Person> people = people_of(roster);
   const bool metadata = std::any_of(roster.begin(), roster.end(), [](const Submission& s) { return !s.members.empty(); });
   if (metadata) write_file_atomically(out_ + "/" + class_files::kMembers, members_csv(people, results));

@@ -3,22 +3,26 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <fstream>
-#include <map>
-#include <sstream>
+#include <functional>
+#include <set>
+#include <string_view>
 
 #include "batch/content_hash.h"
 #include "report/feedback.h"
 #include "report/text_clean.h"
+#include "services/submission.h"
 
 namespace sg::batch {
 namespace {
 
 namespace fs = std::filesystem;
 
+constexpr std::size_t kGramTokens = 5;   // tokens hashed together
+constexpr std::size_t kWindowGrams = 4;  // grams of which the smallest is kept
+
 // Words that carry a kernel's structure: kept, so that only names are normalised.
-const std::set<std::string>& kept_words() {
-  static const std::set<std::string> words = {
+const std::set<std::string, std::less<>>& kept_words() {
+  static const std::set<std::string, std::less<>> words = {
       "auto", "bool", "break", "case", "char", "const", "constexpr", "continue", "default", "define", "do", "double",
       "else", "enum", "extern", "float", "for", "if", "include", "inline", "int", "long", "return", "short",
       "signed", "sizeof", "static", "struct", "switch", "template", "typedef", "unsigned", "void", "volatile",
@@ -31,7 +35,7 @@ const std::set<std::string>& kept_words() {
 bool word_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
+std::uint64_t fnv1a(std::string_view s, std::uint64_t h) {
   for (unsigned char c : s) {
     h ^= c;
     h *= 1099511628211ull;
@@ -39,12 +43,13 @@ std::uint64_t fnv1a(const std::string& s, std::uint64_t h) {
   return h;
 }
 
-}  // namespace
-
-std::vector<std::string> normalised_tokens(const std::string& src) {
-  std::vector<std::string> out;
+// Calls emit(token) for each token of `src` in order; a token is a view into
+// `src` or one of the literals "id", "num", "str", so nothing is copied.
+template <typename Emit>
+void for_each_token(const std::string& src, Emit emit) {
   std::size_t i = 0;
   const std::size_t n = src.size();
+  const std::string_view all(src);
   while (i < n) {
     const char c = src[i];
     if (std::isspace(static_cast<unsigned char>(c))) {
@@ -58,71 +63,111 @@ std::vector<std::string> normalised_tokens(const std::string& src) {
       std::size_t j = i + 1;
       while (j < n && src[j] != c) j += src[j] == '\\' ? 2 : 1;
       i = std::min(n, j + 1);
-      out.push_back("str");
+      emit(std::string_view("str"));
     } else if (std::isdigit(static_cast<unsigned char>(c)) ||
                (c == '.' && i + 1 < n && std::isdigit(static_cast<unsigned char>(src[i + 1])))) {
       while (i < n && (word_char(src[i]) || src[i] == '.')) ++i;
-      out.push_back("num");
+      emit(std::string_view("num"));
     } else if (word_start(c)) {
       std::size_t j = i;
       while (j < n && word_char(src[j])) ++j;
-      const std::string w = src.substr(i, j - i);
-      out.push_back(kept_words().count(w) ? w : "id");
+      const std::string_view w = all.substr(i, j - i);
+      emit(kept_words().count(w) ? w : std::string_view("id"));
       i = j;
     } else {
-      out.push_back(std::string(1, c));
+      emit(all.substr(i, 1));
       ++i;
     }
   }
-  return out;
 }
 
-std::set<std::uint64_t> fingerprints(const std::vector<std::string>& tokens, std::size_t k, std::size_t w) {
-  std::set<std::uint64_t> out;
-  if (tokens.size() < k) return out;
-  std::vector<std::uint64_t> grams;
-  for (std::size_t i = 0; i + k <= tokens.size(); ++i) {
+// Winnowing over a token stream fed one token at a time: rings of the last
+// kGramTokens tokens and kWindowGrams gram hashes, so memory does not grow
+// with the text (only the kept fingerprints do).
+class Winnower {
+ public:
+  void token(std::string_view t) {
+    tokens_[tokens_seen_++ % kGramTokens] = t;
+    if (tokens_seen_ < kGramTokens) return;
     std::uint64_t h = 1469598103934665603ull;
-    for (std::size_t t = i; t < i + k; ++t) h = fnv1a(tokens[t] + '\x1f', h);
-    grams.push_back(h);
+    for (std::size_t i = tokens_seen_ - kGramTokens; i < tokens_seen_; ++i)
+      h = fnv1a("\x1f", fnv1a(tokens_[i % kGramTokens], h));
+    grams_[grams_seen_++ % kWindowGrams] = h;
+    if (grams_seen_ >= kWindowGrams) keep(*std::min_element(grams_, grams_ + kWindowGrams));
   }
-  if (grams.size() <= w) {
-    out.insert(*std::min_element(grams.begin(), grams.end()));
-    return out;
+  // A text of fewer grams than a window keeps its smallest.
+  std::vector<std::uint64_t> finish() {
+    if (grams_seen_ > 0 && grams_seen_ < kWindowGrams) keep(*std::min_element(grams_, grams_ + grams_seen_));
+    std::sort(kept_.begin(), kept_.end());
+    kept_.erase(std::unique(kept_.begin(), kept_.end()), kept_.end());
+    return std::move(kept_);
   }
-  for (std::size_t i = 0; i + w <= grams.size(); ++i) out.insert(*std::min_element(grams.begin() + i, grams.begin() + i + w));
+
+ private:
+  void keep(std::uint64_t h) {
+    if (kept_.empty() || kept_.back() != h) kept_.push_back(h);
+  }
+  std::string_view tokens_[kGramTokens];
+  std::uint64_t grams_[kWindowGrams] = {};
+  std::size_t tokens_seen_ = 0, grams_seen_ = 0;
+  std::vector<std::uint64_t> kept_;
+};
+
+std::size_t shared_count(const std::vector<std::uint64_t>& a, const std::vector<std::uint64_t>& b) {
+  std::size_t shared = 0;
+  for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
+    if (*i < *j) {
+      ++i;
+    } else if (*j < *i) {
+      ++j;
+    } else {
+      ++shared, ++i, ++j;
+    }
+  }
+  return shared;
+}
+
+}  // namespace
+
+std::vector<std::string> normalised_tokens(const std::string& src) {
+  std::vector<std::string> out;
+  for_each_token(src, [&out](std::string_view t) { out.emplace_back(t); });
   return out;
 }
 
-std::vector<SimilarPair> similar_pairs(const std::vector<SourceOf>& sources, const std::string& skeleton,
-                                       double threshold) {
-  const std::set<std::uint64_t> base = fingerprints(normalised_tokens(skeleton));
-  struct Entry {
-    std::string student, hash;
-    std::set<std::uint64_t> prints;
-  };
-  std::vector<Entry> entries;
-  for (const auto& s : sources) {
-    if (s.source.empty()) continue;
-    Sha256 h;
-    h.update(s.source);
-    Entry e{s.student, h.hex_digest(), {}};
-    for (std::uint64_t f : fingerprints(normalised_tokens(s.source)))
-      if (!base.count(f)) e.prints.insert(f);
-    entries.push_back(std::move(e));
-  }
+std::vector<std::uint64_t> fingerprints(const std::string& source, const std::vector<std::uint64_t>& skeleton) {
+  Winnower w;
+  for_each_token(source, [&w](std::string_view t) { w.token(t); });
+  std::vector<std::uint64_t> all = w.finish();
+  if (skeleton.empty()) return all;
+  std::vector<std::uint64_t> own;
+  std::set_difference(all.begin(), all.end(), skeleton.begin(), skeleton.end(), std::back_inserter(own));
+  return own;
+}
+
+Fingerprint fingerprint(const std::string& student, const std::string& source,
+                        const std::vector<std::uint64_t>& skeleton) {
+  Fingerprint f{student, "", {}};
+  if (source.empty()) return f;
+  Sha256 h;
+  h.update(source);
+  f.sha256 = h.hex_digest();
+  f.prints = fingerprints(source, skeleton);
+  return f;
+}
+
+std::vector<SimilarPair> similar_pairs(const std::vector<Fingerprint>& entries, double threshold) {
   std::vector<SimilarPair> out;
   for (std::size_t i = 0; i < entries.size(); ++i)
     for (std::size_t j = i + 1; j < entries.size(); ++j) {
-      const Entry &a = entries[i], &b = entries[j];
-      SimilarPair p{std::min(a.student, b.student), std::max(a.student, b.student), a.hash == b.hash, 1.0};
+      const Fingerprint &a = entries[i], &b = entries[j];
+      if (a.sha256.empty() || b.sha256.empty()) continue;  // nothing graded
+      SimilarPair p{std::min(a.student, b.student), std::max(a.student, b.student), a.sha256 == b.sha256, 1.0};
       if (!p.identical) {
         // A skeleton handed in twice shares nothing once the skeleton is removed.
         const std::size_t smaller = std::min(a.prints.size(), b.prints.size());
         if (smaller == 0) continue;
-        std::size_t shared = 0;
-        for (std::uint64_t f : a.prints) shared += b.prints.count(f);
-        p.similarity = static_cast<double>(shared) / static_cast<double>(smaller);
+        p.similarity = static_cast<double>(shared_count(a.prints, b.prints)) / static_cast<double>(smaller);
         if (p.similarity < threshold) continue;
       } else if (a.prints.empty()) {
         continue;  // both are the untouched skeleton: not a copy of each other
@@ -137,30 +182,39 @@ std::vector<SimilarPair> similar_pairs(const std::vector<SourceOf>& sources, con
   return out;
 }
 
-std::string kernel_source(const std::string& path) {
+std::vector<SimilarPair> similar_pairs(const std::vector<SourceOf>& sources, const std::string& skeleton,
+                                       double threshold) {
+  const std::vector<std::uint64_t> base = fingerprints(skeleton);
+  std::vector<Fingerprint> entries;
+  for (const auto& s : sources) entries.push_back(fingerprint(s.student, s.source, base));
+  return similar_pairs(entries, threshold);
+}
+
+std::string kernel_source(const std::string& submission_path) {
   std::error_code ec;
-  fs::path file;
-  if (fs::is_regular_file(path, ec)) {
-    file = path;
-  } else if (fs::is_directory(path, ec)) {
-    fs::path found;
-    for (auto it = fs::recursive_directory_iterator(path, fs::directory_options::skip_permission_denied, ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) break;
-      if (it->path().filename() == ".git") {
-        it.disable_recursion_pending();
-        continue;
-      }
-      if (it->path().filename() == "kernel.cu" && it->is_regular_file(ec) && (found.empty() || it->path() < found))
-        found = it->path();
-    }
-    file = found;
+  const fs::path entry = fs::canonical(submission_path, ec);
+  if (ec) return "";
+  try {
+    const LocatedSubmission located = locate_submission(entry.string());
+    if (located.kernel.empty()) return "";
+    return read_submission_text(located.kernel).text;  // "" when it is not what the grading read
+  } catch (const UsageError&) {
+    return "";
   }
-  if (file.empty()) return "";
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+}
+
+ClassSimilarity compare_class(const std::vector<ClassMemberSource>& members, const std::string& skeleton_file) {
+  const std::vector<std::uint64_t> base = fingerprints(kernel_source(skeleton_file));
+  ClassSimilarity out;
+  std::vector<Fingerprint> entries;
+  for (const auto& m : members) {
+    if (!m.left_out.empty())
+      out.left_out.push_back({m.student, m.left_out});
+    else
+      entries.push_back(fingerprint(m.student, kernel_source(m.submission), base));
+  }
+  out.pairs = similar_pairs(entries);
+  return out;
 }
 
 std::string similarity_csv(const std::vector<SimilarPair>& pairs) {
@@ -172,11 +226,19 @@ std::string similarity_csv(const std::vector<SimilarPair>& pairs) {
   return csv;
 }
 
-std::string similarity_html(const std::vector<SimilarPair>& pairs) {
+std::string similarity_html(const std::vector<SimilarPair>& pairs, const std::vector<NotCompared>& left_out) {
   std::string h = "<h2 id=\"similarity\">Similar submissions</h2>\n<p>Identical kernels (same SHA-256 of kernel.cu) "
                   "and near-identical ones (winnowing fingerprints of the token stream with comments, whitespace "
-                  "and names normalised). The handout's skeleton is excluded from the comparison: code every "
-                  "student was given does not count. A pair is a lead to look at, not a verdict.</p>\n";
+                  "and names normalised). Each submission's kernel.cu is the one its grading graded (never a file "
+                  "in a hidden folder or __MACOSX, never a link, at most 1 MiB). The handout's skeleton is "
+                  "excluded from the comparison: code every student was given does not count. A pair is a lead "
+                  "to look at, not a verdict.</p>\n";
+  if (!left_out.empty()) {
+    h += "<p>Not compared:</p>\n<ul>\n";
+    for (const auto& n : left_out)
+      h += "<li>" + report::xml_escape(n.student) + ": " + report::xml_escape(n.why) + "</li>\n";
+    h += "</ul>\n";
+  }
   if (pairs.empty()) return h + "<p>No similar pairs.</p>\n";
   h += "<table id=\"similar\">\n<tr><th>Kind</th><th>Student</th><th>Student</th><th>Similarity</th></tr>\n";
   for (const auto& p : pairs)

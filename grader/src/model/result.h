@@ -156,6 +156,11 @@ struct GradeResult {
   std::string build_log;     // compiler output (capped)
   std::vector<std::string> notes;  // remarks that cost no points (style), shown in every report
   std::string student_output;  // what the submission printed (capped, made valid UTF-8)
+  // What it had printed when its runner was given the first hidden case
+  // (student_output's beginning then), where the grading recorded it. The
+  // runner is one process: what it prints from then on may carry that case's
+  // shape, so views students read before publication stop here (report/student_view.h).
+  std::optional<std::string> output_before_hidden;
   std::uint64_t seed = 0;
   bool seed_given = false;
   std::vector<TestResult> tests;

@@ -294,6 +294,7 @@ std::string encode_result(const GradeResult& r) {
                {"notes", r.notes},
                {"sandbox", r.sandbox},
                {"student_output", r.student_output},
+               {"output_before_hidden", r.output_before_hidden ? Json(*r.output_before_hidden) : Json()},
                // A string: 64-bit seeds do not survive readers that parse numbers as doubles.
                {"seed", std::to_string(r.seed)},
                {"seed_given", r.seed_given},
@@ -337,6 +338,8 @@ GradeResult decode_result(const std::string& text, const std::string& where) {
     r.notes.push_back(v.get<std::string>());
   });
   r.student_output = j.text("student_output");
+  // Absent from files written before it was recorded: then it stays unset.
+  if (j.has("output_before_hidden")) r.output_before_hidden = j.text("output_before_hidden");
   const std::string seed = j.text("seed");
   std::size_t used = 0;
   try {

@@ -7,6 +7,7 @@
 
 #include "words/case_report.h"
 #include "report/feedback.h"
+#include "report/student_view.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 
@@ -216,6 +217,7 @@ std::string report_html(const GradeResult& r) {
   if (r.state == GradeState::InternalError)
     h += "<p class=\"failed\">The grader itself failed on this submission; the score is not a verdict on the "
          "code.</p>\n";
+  if (report::has_hidden_case(r)) h += "<p id=\"staff-view\">" + xml_escape(report::staff_view_note()) + "</p>\n";
   h += summary_table(r) + "<h2>Tests</h2>\n" + tests_table(r);
   const std::string cases = case_sections(r);
   if (!cases.empty()) h += "<h2>Failing and timed cases</h2>\n" + cases;

@@ -3,6 +3,7 @@
 
 #include "words/case_report.h"
 #include "report/feedback.h"
+#include "report/student_view.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 
@@ -38,6 +39,7 @@ void header(const GradeResult& r, std::string& md) {
   md += "\n";
   if (r.state == GradeState::InternalError)
     md += "> The grader itself failed on this submission; the score is not a verdict on the code.\n\n";
+  if (report::has_hidden_case(r)) md += "> " + report::staff_view_note() + "\n\n";
 }
 
 void test_table(const GradeResult& r, std::string& md) {

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/feedback.h"
+#include "report/student_view.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 
@@ -130,10 +131,24 @@ std::string summary_output(const GradeResult& r) {
   for (const auto& n : r.notes) s += "Note: " + clean_line(n) + "\n";
   if (!r.build_log.empty())
     s += "\nCompiler output:\n" + report::cap_text(report::clean_text(r.build_log), kOutputCap);
-  if (!r.student_output.empty())
-    s += "\nYour program's output:\n" +
-         report::cap_text(report::clean_text(r.student_output), kOutputCap);
+  // Students read this at once: output from the first hidden case on waits (report/student_view.h).
+  const report::OutputParts output = report::split_output(r);
+  if (!output.shown.empty())
+    s += "\nYour program's output:\n" + report::cap_text(report::clean_text(output.shown), kOutputCap);
+  if (!output.withheld.empty()) s += "\n" + report::withheld_output_note(r) + "\n";
   return s;
+}
+
+// A test's output field: what a student may read before publication, and on
+// the first hidden case (itself shown only after publication) the output
+// withheld from the summary.
+std::string test_output(const GradeResult& r, const TestResult& t) {
+  std::string out = (report::not_measured(t) ? "Not measured: " : "") + report::feedback_before_publication(r, t);
+  if (&t != report::first_hidden_case(r)) return out;
+  const std::string withheld = report::split_output(r).withheld;
+  if (!withheld.empty())
+    out += "\n" + report::withheld_output_heading(r) + "\n" + report::cap_text(report::clean_text(withheld), kOutputCap);
+  return out;
 }
 
 }  // namespace
@@ -156,7 +171,7 @@ std::string results_json(const GradeResult& r) {
       test["status"] = report::gradescope_passed(t) ? "passed" : "failed";
     }
     // Plain text: student-controlled strings must not be rendered as markup.
-    test["output"] = (report::not_measured(t) ? "Not measured: " : "") + report::test_feedback(r, t);
+    test["output"] = test_output(r, t);
     test["output_format"] = "text";
     test["tags"] = tags;
     test["visibility"] = gradescope_visibility(t.visibility);

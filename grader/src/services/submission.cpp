@@ -1,8 +1,13 @@
 #include "services/submission.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <vector>
@@ -13,10 +18,8 @@ namespace sg {
 namespace {
 
 constexpr int kMaxDepth = 4;
-// Caps checked before anything reads the submission: an honest kernel.cu is a
-// few KiB, and a folder a handful of files. A 20 MB source once made the
-// judge itself grow to 2.2 GB.
-constexpr std::uintmax_t kMaxSourceBytes = 1u << 20;
+// Checked before anything reads the submission: an honest folder holds a
+// handful of files (kMaxSourceBytes caps the kernel itself).
 constexpr std::size_t kMaxEntries = 10000;
 
 // `seen` counts every entry looked at; past kMaxEntries the walk stops.
@@ -77,6 +80,40 @@ LocatedSubmission locate_submission(const std::string& path) {
     out.problem = check_file(found[0]);
     if (out.problem.empty()) out.kernel = found[0].string();
   }
+  return out;
+}
+
+SubmissionText read_submission_text(const std::string& kernel) {
+  SubmissionText out;
+  // O_NONBLOCK: opening a FIFO must not wait for a writer.
+  const int fd = ::open(kernel.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    out.problem = kernel + (errno == ELOOP ? " is a link" : " cannot be opened: " + std::string(std::strerror(errno)));
+    return out;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    out.problem = kernel + " is not a regular file";
+  } else if (static_cast<std::uintmax_t>(st.st_size) > kMaxSourceBytes) {
+    out.problem = kernel + " is over " + std::to_string(kMaxSourceBytes) + " bytes";
+  } else {
+    // One byte past the cap at most: enough to tell a file that grew since fstat.
+    char chunk[1 << 16];
+    while (out.text.size() <= kMaxSourceBytes) {
+      const std::size_t want = std::min(sizeof chunk, static_cast<std::size_t>(kMaxSourceBytes + 1 - out.text.size()));
+      const ssize_t got = ::read(fd, chunk, want);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) {
+        if (got < 0) out.problem = kernel + " cannot be read: " + std::strerror(errno);
+        break;
+      }
+      out.text.append(chunk, static_cast<std::size_t>(got));
+    }
+    if (out.problem.empty() && out.text.size() > kMaxSourceBytes)
+      out.problem = kernel + " grew past " + std::to_string(kMaxSourceBytes) + " bytes while it was read";
+  }
+  ::close(fd);
+  if (!out.problem.empty()) out.text.clear();
   return out;
 }
 

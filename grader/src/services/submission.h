@@ -1,5 +1,6 @@
 // Finding the kernel.cu of a submission (a file, or a folder holding one).
 #pragma once
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -15,8 +16,23 @@ struct LocatedSubmission {
   std::string problem;  // why this submission cannot be graded (graded as 0 with this reason)
 };
 
+// The most a submission's kernel.cu may hold, checked before anything reads
+// it: an honest kernel is a few KiB, and the judge holds the text whole.
+inline constexpr std::uintmax_t kMaxSourceBytes = 1u << 20;
+
 // Throws UsageError when `path` does not exist. A folder is searched (a few
-// levels deep, skipping hidden folders and archive debris) for kernel.cu.
+// levels deep, skipping hidden folders, archive debris and links) for kernel.cu.
 LocatedSubmission locate_submission(const std::string& path);
+
+struct SubmissionText {
+  std::string text;     // the file's bytes, empty when `problem` is set
+  std::string problem;  // why it was not read
+};
+
+// The bytes of a located kernel.cu, for whatever reads a submission after its
+// grading (the batch's similarity pass): never through a link (O_NOFOLLOW),
+// only a regular file, and never more than kMaxSourceBytes read, whatever the
+// file claims or becomes meanwhile.
+SubmissionText read_submission_text(const std::string& kernel);
 
 }  // namespace sg
