@@ -267,6 +267,8 @@ TEST_F(Gradescope, HiddenCaseShapesReachNoFieldStudentsSeeBeforePublication) {
     EXPECT_EQ(seen.find(secret), std::string::npos) << secret << " is visible before publication:\n" << seen;
   EXPECT_NE(r.at("output").get<std::string>().find("withheld until grades are published"), std::string::npos)
       << r.at("output");
+  // What it printed before the hidden case (stderr is unbuffered) is shown at once.
+  EXPECT_NE(r.at("output").get<std::string>().find("ERR m=48"), std::string::npos) << r.at("output");
   const json* sanitizer = find_test(r, "sanitizer");
   ASSERT_NE(sanitizer, nullptr);
   EXPECT_EQ(sanitizer->at("status"), "failed") << sanitizer->dump();

@@ -68,6 +68,10 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
 
 bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& prepared) {
   TestResult& t = g.r.tests[ci];
+  // What the program printed before its first hidden case may be shown at
+  // once; from then on its output could carry the hidden shapes (report/student_view.h).
+  if (c.visibility == Visibility::Hidden && !g.r.output_before_hidden)
+    g.r.output_before_hidden = g.session->captured_output(kStudentOutputCap);
   const auto t0 = Clock::now();
   g.log("case " + c.name + " (" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + ")");
   CheckedRun run = checked_run(g, c, prepared);

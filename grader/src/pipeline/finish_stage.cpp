@@ -6,8 +6,6 @@
 namespace sg {
 namespace {
 
-constexpr std::size_t kLogCap = 64 << 10;
-
 // Failures across sizes (e.g. every case with m not a multiple of 16) go on
 // each failed case whose output no hypothesis reproduced.
 void diagnose_across_cases(Grading& g) {
@@ -24,7 +22,7 @@ void diagnose_across_cases(Grading& g) {
 }  // namespace
 
 void finish_stage(Grading& g) {
-  g.r.student_output = g.session->captured_output(kLogCap);
+  g.r.student_output = g.session->captured_output(kStudentOutputCap);
   g.session.reset();
   kill_all_descendants();
   diagnose_across_cases(g);

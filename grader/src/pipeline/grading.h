@@ -36,6 +36,9 @@ struct PreparedCase {
   std::shared_future<void> oracle;
 };
 
+// How much of the program's output a result keeps.
+constexpr std::size_t kStudentOutputCap = 64 << 10;
+
 struct Grading {
   Grading(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths)
       : suite(suite), opts(opts), paths(paths), work(opts.work_root, opts.keep_work) {}
