@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <string>
 
 #include "process/job_identity.h"
+#include "services/work_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -71,4 +73,46 @@ TEST(JobIdentity, SharedRunnerUserIsSaid) {
   ::unsetenv("SG_RUNNER_USER");
   EXPECT_FALSE(id.run_as.set());
   EXPECT_NE(id.note.find("SG_RUNNER_USER nobody, shared by every grading"), std::string::npos) << id.note;
+}
+
+// A grading's work folders are root's and its own group's, 0770 (logs/ root's alone):
+// another grading's code, sandboxed or not, can neither list nor plant in
+// them (issue 33: without bubblewrap, a runner read a neighbour's kernel.cu
+// and planted files in its scratch).
+TEST(JobIdentity, AGradingsFoldersAreItsUidsAlone) {
+  if (geteuid() != 0) GTEST_SKIP() << "a uid per grading needs root";
+  TempDir dir;
+  ::chmod(dir.path.c_str(), 0755);
+  const sg::RunAs owner{sg::kJobUidBase + sg::kJobUidSlots - 1, sg::kJobUidBase + sg::kJobUidSlots - 1};
+  std::string path;
+  {
+    sg::WorkDir work(dir.path, true, owner);
+    path = work.path();
+    for (const char* sub : {"", "/build", "/scratch", "/baseline-scratch", "/logs"}) {
+      struct stat st {};
+      ASSERT_EQ(::stat((path + sub).c_str(), &st), 0) << sub;
+      const bool logs = std::string(sub) == "/logs";
+      EXPECT_EQ(st.st_mode & 0777, logs ? 0700u : 0770u) << path + sub;
+      EXPECT_EQ(st.st_uid, 0u) << path + sub;
+      if (!logs) {
+        EXPECT_EQ(st.st_gid, owner.gid) << path + sub;
+      }
+    }
+    // Another grading's uid, in a child: no entry at all.
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const uid_t other = owner.uid - 1;
+      if (::setresgid(other, other, other) != 0 || ::setresuid(other, other, other) != 0) ::_exit(2);
+      const bool planted = ::access((path + "/scratch").c_str(), F_OK) == 0 ||
+                           ::mkdir((path + "/scratch/planted").c_str(), 0777) == 0 ||
+                           ::access((path + "/build").c_str(), R_OK | X_OK) == 0;
+      ::_exit(planted ? 1 : 0);
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "another uid reached the folders: " << status;
+  }
+  std::error_code ec;
+  fs::remove_all(path, ec);
 }

@@ -41,7 +41,7 @@ constexpr std::size_t kStudentOutputCap = 64 << 10;
 
 struct Grading {
   Grading(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths)
-      : suite(suite), opts(opts), paths(paths), work(opts.work_root, opts.keep_work) {}
+      : suite(suite), opts(opts), paths(paths), work(opts.work_root, opts.keep_work, paths.sandbox.identity.run_as) {}
 
   const Suite& suite;
   const GradeOptions& opts;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+#include <string>
 
 namespace fs = std::filesystem;
 
@@ -29,7 +30,7 @@ bool others_can_reach(const std::string& folder) {
 
 }  // namespace
 
-WorkDir::WorkDir(const std::string& root, bool keep) : keep_(keep) {
+WorkDir::WorkDir(const std::string& root, bool keep, RunAs owner) : keep_(keep) {
   std::string base = root;
   if (base.empty()) base = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
   if (::geteuid() == 0 && base != "/tmp" && !others_can_reach(base)) {
@@ -39,10 +40,21 @@ WorkDir::WorkDir(const std::string& root, bool keep) : keep_(keep) {
   std::string tmpl = base + "/sgemm-grade-XXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work folder under " + base);
   path_ = tmpl;
-  ::chmod(path_.c_str(), 0711);  // the unprivileged runner may enter, not list
   for (const char* s : {"build", "logs", "scratch", "baseline-scratch"}) fs::create_directories(path_ + "/" + s);
-  ::chmod((path_ + "/build").c_str(), 0755);
   ::chmod((path_ + "/logs").c_str(), 0700);
+  if (::geteuid() == 0 && owner.set()) {
+    // The grading's own group: its folders are root's and its alone. Root
+    // stays the owner because the judge's sandboxed compilers run as root in
+    // a user namespace, where root has no power over other users' folders.
+    for (const char* s : {"", "/build", "/scratch", "/baseline-scratch"}) {
+      const std::string dir = path_ + s;
+      if (::chown(dir.c_str(), 0, owner.gid) != 0 || ::chmod(dir.c_str(), 0770) != 0)
+        throw std::runtime_error("cannot give the work folder " + dir + " to group " + std::to_string(owner.gid));
+    }
+    return;
+  }
+  ::chmod(path_.c_str(), 0711);  // the unprivileged runner may enter, not list
+  ::chmod((path_ + "/build").c_str(), 0755);
   // The runners' only writable places; given to the runner user when privileges are dropped.
   ::chmod((path_ + "/scratch").c_str(), 0777);
   ::chmod((path_ + "/baseline-scratch").c_str(), 0777);

@@ -3,15 +3,22 @@
 // runner's only writable place) and baseline-scratch/ (the grader's baseline
 // runner's, which no student process can reach inside the sandbox). Removed
 // afterwards unless kept for debugging.
+// With a uid of the grading's own (process/job_identity.h) every folder is
+// root's, those but logs/ with the grading's group and mode 0770, logs/ 0700:
+// no other grading's code can read, plant or delete anything in them,
+// sandbox or not (the judge reads as root).
 #pragma once
 #include <string>
+
+#include "process/job_identity.h"
 
 namespace sg {
 
 class WorkDir {
  public:
   // Under `root`, or TMPDIR, or /tmp. Throws std::runtime_error when it cannot be made.
-  WorkDir(const std::string& root, bool keep);
+  // `owner`: the grading's own uid, when it has one.
+  WorkDir(const std::string& root, bool keep, RunAs owner = {});
   ~WorkDir();
   WorkDir(const WorkDir&) = delete;
   WorkDir& operator=(const WorkDir&) = delete;
