@@ -252,6 +252,14 @@ bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expe
             std::to_string(expect_m) + " x " + std::to_string(expect_n);
     return false;
   }
+  // The figures are measurements (times, counts): an honest runner never sends
+  // NaN or infinity, and the results file cannot carry them back (model/result_codec).
+  for (const double figure : {h.checked_launch_wall_ms, h.launch_event_ms, h.global_loads}) {
+    if (!std::isfinite(figure)) {
+      error = "garbled reply: a figure that is not a finite number (" + std::to_string(figure) + ")";
+      return false;
+    }
+  }
   if (h.message_len > kMaxMessageLen || h.block_race_len > kMaxMessageLen) {
     error = "reply message of " + std::to_string(std::max(h.message_len, h.block_race_len)) +
             " bytes exceeds the limit of " + std::to_string(kMaxMessageLen);

@@ -1,9 +1,12 @@
 #include "backends/gpu/ncu_reuse.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
+
+#include "io/clean_text.h"
 
 namespace sg {
 namespace {
@@ -112,7 +115,10 @@ NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric) {
     if (fields[name_col] != metric) continue;
     const std::optional<double> v = parse_count(fields[value_col]);
     if (!v) {
-      r.why = "ncu's value of " + metric + " is not a count: '" + fields[value_col].substr(0, 40) + "'";
+      // Its first 40 bytes, never ending inside a character (the output is UTF-8).
+      std::string shown = fields[value_col].substr(0, 40);
+      if (shown.size() < fields[value_col].size()) shown.resize(shown.size() - cut_sequence_tail(shown));
+      r.why = "ncu's value of " + metric + " is not a count: '" + shown + "'";
       return r;
     }
     r.loads += *v;
@@ -171,9 +177,13 @@ std::string ncu_errors(const std::string& output) {
   std::string said;
   std::size_t at = 0;
   while ((at = output.find("==ERROR==", at)) != std::string::npos && said.size() < 400) {
-    const std::size_t end = output.find('\n', at);
-    said += (said.empty() ? ": " : "; ") + output.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
-    at = end == std::string::npos ? output.size() : end;
+    // The rest of the marker's line, past one space: the output may end
+    // anywhere, right after the marker too, and the next line is not part of it.
+    std::size_t from = at + 9;
+    if (from < output.size() && output[from] == ' ') ++from;
+    const std::size_t end = std::min(output.find('\n', from), output.size());
+    said += (said.empty() ? ": " : "; ") + output.substr(from, end - from);
+    at = end;
   }
   return said;
 }

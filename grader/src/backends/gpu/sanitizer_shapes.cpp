@@ -6,6 +6,8 @@
 #include <sstream>
 #include <tuple>
 
+#include "io/clean_text.h"
+
 namespace sg {
 namespace {
 
@@ -182,7 +184,11 @@ std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
     out += "  " + line.substr(whole ? 0 : from) + "\n";
     ++lines;
   }
-  if (out.empty()) out = r.output.substr(0, 2000);
+  if (out.empty()) {
+    // The start of the output, never ending inside a character (the output is UTF-8).
+    out = r.output.substr(0, 2000);
+    if (out.size() < r.output.size()) out.resize(out.size() - cut_sequence_tail(out));
+  }
   return tool + ": " + r.exit.describe() + "\n" + out;
 }
 
