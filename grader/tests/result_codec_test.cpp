@@ -230,6 +230,25 @@ TEST(ResultCodec, UnsetOptionalsStayUnset) {
   EXPECT_TRUE(out.tests.empty());
 }
 
+// NaN and the infinities are written as words in every number list too, and read back.
+TEST(ResultCodec, NonFiniteSamplesSurviveARoundTrip) {
+  sg::GradeResult in;
+  sg::TestResult t;
+  t.name = "perf";
+  sg::Timing timing;
+  timing.raw.student_event = {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 1.5};
+  t.timing = timing;
+  in.tests.push_back(t);
+  const sg::GradeResult out = sg::decode_result(sg::encode_result(in), "x");
+  ASSERT_EQ(out.tests.size(), 1u);
+  ASSERT_TRUE(out.tests[0].timing.has_value());
+  const auto& ev = out.tests[0].timing->raw.student_event;
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_TRUE(std::isnan(ev[0]));
+  EXPECT_TRUE(std::isinf(ev[1]) && ev[1] > 0);
+  EXPECT_EQ(ev[2], 1.5);
+}
+
 // The message of decode_result(text), or "" when it was accepted.
 std::string refusal(const std::string& text, const std::string& where = "class/ada/grade-result.json") {
   try {

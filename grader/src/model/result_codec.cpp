@@ -3,6 +3,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -18,6 +19,17 @@ Json real(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   return v;
+}
+
+// A number, or one of the words real() writes for NaN and the infinities.
+std::optional<double> word_or_number(const Json& v) {
+  if (v.is_number()) return v.get<double>();
+  if (!v.is_string()) return std::nullopt;
+  const std::string s = v.get<std::string>();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  return std::nullopt;
 }
 
 // Decoding: every lookup names its place ("tests[3].timing.speedup") when it fails.
@@ -51,14 +63,7 @@ class Reader {
     return v.get<bool>();
   }
   double real(const std::string& key) const {
-    const Json& v = at(key);
-    if (v.is_number()) return v.get<double>();
-    if (v.is_string()) {
-      const std::string s = v.get<std::string>();
-      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-      if (s == "inf") return std::numeric_limits<double>::infinity();
-      if (s == "-inf") return -std::numeric_limits<double>::infinity();
-    }
+    if (const std::optional<double> d = word_or_number(at(key))) return *d;
     fail(key, "is not a number");
   }
   std::int64_t integer(const std::string& key) const {
@@ -141,8 +146,9 @@ Json reals(const std::vector<double>& v) {
 std::vector<double> decode_reals(const Reader& j, const std::string& key) {
   std::vector<double> out;
   j.each(key, [&](const Json& v, const std::string& at) {
-    if (!v.is_number()) throw std::runtime_error(at + " is not a number");
-    out.push_back(v.get<double>());
+    const std::optional<double> d = word_or_number(v);
+    if (!d) throw std::runtime_error(at + " is not a number");
+    out.push_back(*d);
   });
   return out;
 }
