@@ -91,7 +91,7 @@ SEED ?=
 # its build log then stays clean.)
 HANDOUT_FILES := $(if $(wildcard grader/handout/files.txt),$(shell cat grader/handout/files.txt))
 
-.PHONY: all deps test grade handout ci clean student
+.PHONY: all deps test grade handout ci clean student cpu-grader
 
 all: deps $(BUILD)/grade $(if $(NO_CUDA),,$(GPU_RUNNER)) $(CPU_OBJS) $(BUILD)/grader_tests student
 
@@ -159,6 +159,9 @@ $(BUILD)/cpu/cpu_runner.o: $(CPU_RT)/runner_main.cpp
 student:
 	@bash grader/handout/stage_cudacpu.sh $(BUILD)/student-cudacpu
 	$(MAKE) -C student NVCC=$(NVCC) CUDACPU=$(CURDIR)/$(BUILD)/student-cudacpu
+
+# What grading on the CPU backend needs (student/'s `make check` in this repository).
+cpu-grader: $(BUILD)/grade $(CPU_OBJS)
 
 test: all
 	@bash grader/tools/install-deps.sh --test-extras

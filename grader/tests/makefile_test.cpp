@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "shell_run.h"
 
@@ -46,3 +48,40 @@ TEST(Makefile, WithNvccGradeKeepsTheChosenBackend) {
 }
 
 }  // namespace
+
+// README's student commands, as written there, work in this repository's
+// student/ (issue 36: they used to need the packed handout's cudacpu/ and
+// check/): make builds ./sgemm (for the CPU here without a GPU), ./sgemm runs
+// and checks C (the skeleton's C is wrong: exit 1, not an error), make check
+// grades the public cases and writes report.md.
+TEST(Makefile, ReadmeStudentCommandsWorkInTheRepository) {
+  const fs::path root = SG_SOURCE_ROOT;
+  const std::string readme = sg::test::read_file(root / "README.md");
+  const std::size_t section = readme.find("## Students");
+  ASSERT_NE(section, std::string::npos);
+  const std::size_t from = readme.find("```sh\n", section), to = readme.find("```", from + 6);
+  ASSERT_NE(from, std::string::npos);
+  std::vector<std::string> commands;
+  std::istringstream block(readme.substr(from + 6, to - from - 6));
+  for (std::string line; std::getline(block, line);) {
+    line = line.substr(0, line.find('#'));
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    if (!line.empty()) commands.push_back(line);
+  }
+  ASSERT_EQ(commands, (std::vector<std::string>{"make", "./sgemm 1000 777 333", "make check"}))
+      << "README's student commands changed: update this test with them";
+  const fs::path log = fs::temp_directory_path() / "sg-student-commands.log";
+  std::error_code ec;
+  fs::remove(root / "student" / "report.md", ec);
+  for (const std::string& command : commands) {
+    const auto run = run_shell("cd " + shell_quote((root / "student").string()) + " && " + command, log, 600);
+    if (command.rfind("./sgemm", 0) == 0) {
+      EXPECT_TRUE(run.code == 0 || run.code == 1) << command << " exited " << run.code << "\n" << run.output;
+      EXPECT_NE(run.output.find("verification (FP64"), std::string::npos) << "C was not checked:\n" << run.output;
+    } else {
+      EXPECT_EQ(run.code, 0) << command << "\n" << run.output.substr(0, 4000);
+    }
+  }
+  EXPECT_TRUE(fs::exists(root / "student" / "report.md")) << "make check wrote no report.md";
+  fs::remove(log, ec);
+}
