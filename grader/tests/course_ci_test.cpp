@@ -10,6 +10,9 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
 
 #include "shell_run.h"
 
@@ -182,3 +185,34 @@ TEST(CourseCi, BadUsageIsNamed) {
 }
 
 }  // namespace
+
+// The course workflow as shipped (grader/ci/github-workflow.yml): its
+// packages come from the kit's one list (install-deps.sh, which it runs),
+// never a second list that can fall behind (it once lacked libseccomp-dev);
+// every make it runs names targets the Makefile has (a dry run).
+TEST(CourseCi, WorkflowInstallsFromTheKitsListAndMakesTargetsThatExist) {
+  const YAML::Node wf = YAML::LoadFile((kKit / "grader/ci/github-workflow.yml").string());
+  const YAML::Node steps = wf["jobs"]["kit"]["steps"];
+  ASSERT_TRUE(steps.IsSequence());
+  bool installs = false;
+  std::vector<std::string> makes;
+  for (const YAML::Node& step : steps) {
+    if (!step["run"]) continue;
+    const std::string run = step["run"].as<std::string>();
+    EXPECT_EQ(run.find("apt-get install"), std::string::npos) << "a package list of its own:\n" << run;
+    installs = installs || run.find("grader/tools/install-deps.sh") != std::string::npos;
+    std::istringstream lines(run);
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t at = line.find("make ");
+      if (at != std::string::npos && (at == 0 || line[at - 1] == ' ')) makes.push_back(line.substr(at));
+    }
+  }
+  EXPECT_TRUE(installs) << "the workflow does not run grader/tools/install-deps.sh";
+  ASSERT_FALSE(makes.empty());
+  TempDir tmp;
+  for (std::string make : makes) {
+    make = make.substr(0, make.find_first_of("|&;"));
+    const ShellRun dry = run_shell("cd " + shell_quote(kKit.string()) + " && " + make + " -n", tmp.path() / "make.log", 120);
+    EXPECT_EQ(dry.code, 0) << make << " -n:\n" << dry.output.substr(0, 2000);
+  }
+}

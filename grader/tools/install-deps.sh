@@ -46,7 +46,8 @@ if [ $test_extras = 1 ] && [ -z "${NO_CUDA:-}" ]; then
   have_program munged || optional+=(munge)
 fi
 [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && exit 0
-cmd="apt-get install -y ${missing[*]}"
+# --no-install-recommends: the libraries and headers alone, not what they suggest.
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   updated=0
   if [ ${#missing[@]} -gt 0 ]; then
