@@ -45,7 +45,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "setup.sh: installing ${missing[*]}"
   apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
+  # --no-install-recommends: the packages alone, not what they recommend.
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 else
   echo "setup.sh: g++, make, yaml-cpp, nlohmann-json, GoogleTest, libseccomp, CLI11, libmd and bubblewrap are present; apt not needed"
 fi
