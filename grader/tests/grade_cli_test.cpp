@@ -261,3 +261,38 @@ TEST_F(GradeCli, CasesAfterACrashAreCheckedOnAPartition) {
 }
 
 }  // namespace
+
+namespace {
+
+// A build that runs out of disk (a work folder on a 64 KiB tmpfs) is the
+// machine's failure: an internal error that says so, never the student's
+// compile error (issue 33: an honest neighbour of a disk-filling runner was
+// told "compile error ... No space left on device").
+TEST_F(GradeCli, ABuildThatRunsOutOfDiskIsAnInternalErrorNotACompileError) {
+  const fs::path tiny = dir_ / "tiny";
+  fs::create_directories(tiny);
+  if (std::system(("mount -t tmpfs -o size=64k,mode=0755 tmpfs '" + tiny.string() + "' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "needs a tmpfs of its own (mount as root)";
+  // TMPDIR: where the grader makes its work folder.
+  const std::string cmd = "TMPDIR='" + tiny.string() + "' timeout -k 5 300 '" + std::string(SG_BUILD_DIR) +
+                          "/grade' --quiet --backend cpu --suite '" + std::string(SG_SOURCE_ROOT) +
+                          "/testcases/smoke.yaml' --out '" + (dir_ / "out").string() + "' '" +
+                          std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >/dev/null 2>'" +
+                          (dir_ / "err.txt").string() + "' </dev/null";
+  const int rc = std::system(cmd.c_str());
+  std::system(("umount -l '" + tiny.string() + "'").c_str());
+  std::ifstream f(dir_ / "out" / "results.json");
+  const nlohmann::json r = nlohmann::json::parse(f, nullptr, false);
+  std::ifstream e(dir_ / "err.txt");
+  std::stringstream err;
+  err << e.rdbuf();
+  if (r.is_object()) {
+    const std::string state = r["extra_data"].value("state", "");
+    EXPECT_EQ(state, "internal error") << r.dump().substr(0, 2000);
+    EXPECT_NE(r.dump().find("ran out of resources"), std::string::npos) << r.dump().substr(0, 2000);
+  } else {
+    EXPECT_EQ(WEXITSTATUS(rc), 3) << "no results.json and not an internal error: " << err.str();
+  }
+}
+
+}  // namespace

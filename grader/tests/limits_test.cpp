@@ -51,3 +51,14 @@ TEST(Limits, AfterAHangACpuCaseKeepsItsWorkButNotTheSuitesAllowance) {
 }
 
 }  // namespace
+
+// The machine's own resource failures in a build log are the grader's, not
+// the student's compile error; a student's #error with the same words is.
+TEST(Limits, TheMachineRunningOutIsNoCompileError) {
+  EXPECT_EQ(sg::grader_resource_failure("kernel.cu:12:3: error: expected ';'\n"), "");
+  EXPECT_EQ(sg::grader_resource_failure("cc1plus: fatal error: error writing to /tmp/ccA1.s: No space left on device\n"),
+            "No space left on device");
+  EXPECT_EQ(sg::grader_resource_failure("/usr/bin/ld: final link failed: Disk quota exceeded\n"), "Disk quota exceeded");
+  EXPECT_EQ(sg::grader_resource_failure("x\nfatal error: kernel.cu: Too many open files\n"), "Too many open files");
+  EXPECT_EQ(sg::grader_resource_failure("kernel.cu:1:2: error: #error No space left on device\n"), "");
+}

@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "pipeline/stages.h"
+#include "services/limits.h"
 
 namespace fs = std::filesystem;
 
@@ -33,6 +34,23 @@ bool build_stage(Grading& g) {
 
   g.log(std::string("building (") + to_string(r.backend.value()) + ")");
   g.build = g.backend->build(kernel, g.work);
+  // The machine ran out (disk, descriptors) while building: no compile error
+  // of the student's. Built again once; a second time it is an internal error.
+  // (A full disk may leave no room for the compiler's own message.)
+  auto ran_out = [&g] {
+    if (g.build.ok) return std::string();
+    const std::string said = grader_resource_failure(g.build.log);
+    return said.empty() ? g.work.out_of_space() : said;
+  };
+  if (const std::string out_of = ran_out(); !out_of.empty()) {
+    g.log("the build ran out of the machine's resources (" + out_of + "): building again once");
+    g.build = g.backend->build(kernel, g.work);
+    if (const std::string again = ran_out(); !again.empty()) {
+      g.build.state = GradeState::InternalError;
+      g.build.why = "internal error: the grading machine ran out of resources while building (" + again +
+                    "), twice; this is not an error in the submission: grade it again";
+    }
+  }
   r.device = g.backend->device();
   r.build_log = g.build.log;
   r.compile_time = g.build.seconds;

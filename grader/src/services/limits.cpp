@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 namespace sg {
 namespace {
@@ -34,5 +35,19 @@ double grading_watchdog_s(const Suite& s, bool shares_gpu) {
 }
 
 double batch_time_limit_s(const Suite& s, bool shares_gpu) { return grading_watchdog_s(s, shares_gpu) + kBatchGraceS; }
+
+std::string grader_resource_failure(const std::string& build_log) {
+  std::size_t start = 0;
+  while (start < build_log.size()) {
+    std::size_t end = build_log.find('\n', start);
+    if (end == std::string::npos) end = build_log.size();
+    const std::string line = build_log.substr(start, end - start);
+    start = end + 1;
+    if (line.find("#error") != std::string::npos || line.find("#warning") != std::string::npos) continue;
+    for (const char* words : {"No space left on device", "Disk quota exceeded", "Too many open files"})
+      if (line.find(words) != std::string::npos) return words;
+  }
+  return "";
+}
 
 }  // namespace sg

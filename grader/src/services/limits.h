@@ -47,4 +47,12 @@ double grading_watchdog_s(const Suite& s, bool shares_gpu);
 constexpr double kBatchGraceS = 300;
 double batch_time_limit_s(const Suite& s, bool shares_gpu);
 
+// The machine's own resource failure in a build's log ("No space left on
+// device", "Disk quota exceeded", "Too many open files", from the compiler,
+// assembler or linker writing their outputs): the grader's failure, never
+// the student's compile error. The words as the failing tool said them, or ""
+// when there is none; a student's own `#error` line with those words does
+// not count.
+std::string grader_resource_failure(const std::string& build_log);
+
 }  // namespace sg

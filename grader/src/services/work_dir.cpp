@@ -1,6 +1,7 @@
 #include "services/work_dir.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -58,6 +59,16 @@ WorkDir::WorkDir(const std::string& root, bool keep, RunAs owner) : keep_(keep) 
   // The runners' only writable places; given to the runner user when privileges are dropped.
   ::chmod((path_ + "/scratch").c_str(), 0777);
   ::chmod((path_ + "/baseline-scratch").c_str(), 0777);
+}
+
+std::string WorkDir::out_of_space() const {
+  struct statvfs fs {};
+  if (::statvfs(path_.c_str(), &fs) != 0) return "";
+  const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+  if (fs.f_files > 0 && fs.f_favail == 0) return "no inode free in the work folder's file system";
+  if (free_bytes < (1ull << 20))
+    return "No space left on device (" + std::to_string(free_bytes / 1024) + " KiB free in the work folder's file system)";
+  return "";
 }
 
 WorkDir::~WorkDir() {

@@ -25,6 +25,9 @@ class WorkDir {
 
   const std::string& path() const { return path_; }
   std::string sub(const std::string& s) const { return path_ + "/" + s; }
+  // Why the folder's file system cannot take a build's output (under 1 MiB
+  // or no inode free), or "": the machine's failure, not the student's.
+  std::string out_of_space() const;
   // Set when the folder asked for could not be used (e.g. TMPDIR under /root, which the
   // unprivileged runner cannot enter), saying where the work went instead.
   const std::string& note() const { return note_; }
