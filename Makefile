@@ -1,7 +1,7 @@
 # The SGEMM assignment kit: builds the handout driver, the grader and its tests.
 #   make                 build everything (student/sgemm, build/grade, runner pieces, tests)
 #   make test            build and run every test; ends with "N passed, N failed, N skipped"
-#   make grade [SUBMISSION=student/] [OUT=results] [SUITE=file] [BACKEND=auto|gpu|cpu] [SEED=n]
+#   make grade [SUBMISSION=path] [OUT=results] [SUITE=file] [BACKEND=auto|gpu|cpu] [SEED=n]
 #   make handout         dist/sgemm-handout.tar.gz: exactly the student files
 #   make ci              the course-CI check of the kit itself
 #   make clean
@@ -77,7 +77,8 @@ BASELINE_RUNNER := $(BUILD)/runner/baseline_runner
 GPU_RUNNER := $(RUNNER_OBJS) $(BASELINE_RUNNER)
 CPU_OBJS := $(BUILD)/cpu/libcudacpu.a $(BUILD)/cpu/cpu_runner.o
 
-SUBMISSION ?= student/
+SUBMISSION ?=
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 OUT ?= results
 SUITE ?=
 BACKEND ?= auto
@@ -91,7 +92,7 @@ SEED ?=
 # its build log then stays clean.)
 HANDOUT_FILES := $(if $(wildcard grader/handout/files.txt),$(shell cat grader/handout/files.txt))
 
-.PHONY: all deps test grade handout ci clean student cpu-grader
+.PHONY: all deps test grade grade-deps handout ci clean student cpu-grader
 
 all: deps $(BUILD)/grade $(if $(NO_CUDA),,$(GPU_RUNNER)) $(CPU_OBJS) $(BUILD)/grader_tests student
 
@@ -167,8 +168,19 @@ test: all
 	@bash grader/tools/install-deps.sh --test-extras
 	@grader/tools/run-tests.sh $(BUILD)/grader_tests
 
-grade: $(BUILD)/grade $(if $(NO_CUDA),,$(GPU_RUNNER)) $(CPU_OBJS)
-	$(BUILD)/grade --out $(OUT) --backend $(if $(NO_CUDA),$(BACKEND:auto=cpu),$(BACKEND)) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
+# What grading needs, built in parallel (all cores unless -j was given).
+grade-deps: $(BUILD)/grade $(if $(NO_CUDA),,$(GPU_RUNNER)) $(CPU_OBJS)
+
+# Without SUBMISSION: a built-in class graded as one batch into $(OUT)/demo
+# (grader/tools/demo_class.sh), to show what the kit does.
+GRADE_BACKEND = $(if $(NO_CUDA),$(BACKEND:auto=cpu),$(BACKEND))
+grade:
+	@$(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)) $(findstring j,$(firstword -$(MAKEFLAGS))),,-j$(NPROC)) grade-deps
+ifeq ($(strip $(SUBMISSION)),)
+	@bash grader/tools/demo_class.sh --grade $(BUILD)/grade --out $(OUT)/demo --backend $(GRADE_BACKEND) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED))
+else
+	$(BUILD)/grade --out $(OUT) --backend $(GRADE_BACKEND) $(if $(SUITE),--suite $(SUITE)) $(if $(SEED),--seed $(SEED)) $(SUBMISSION)
+endif
 
 handout:
 	@rm -rf $(BUILD)/handout && mkdir -p $(BUILD)/handout dist

@@ -3,7 +3,10 @@
 // the cpu backend and says so, and never calls nvcc.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -83,5 +86,36 @@ TEST(Makefile, ReadmeStudentCommandsWorkInTheRepository) {
     }
   }
   EXPECT_TRUE(fs::exists(root / "student" / "report.md")) << "make check wrote no report.md";
+  fs::remove(log, ec);
+}
+
+// `make grade` without SUBMISSION (README's first command) grades the
+// built-in class as a batch: the reference scores full, the skeleton 0, and
+// the output ends with the reports' paths and the next commands. A folder
+// that is not an earlier demo's output is never removed.
+TEST(Makefile, TheBuiltInClassShowsTheKitAtWorkAndKeepsOtherFolders) {
+  const fs::path root = SG_SOURCE_ROOT;
+  const fs::path out = fs::temp_directory_path() / ("sg-demo-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove_all(out, ec);
+  const fs::path log = out.string() + ".log";
+  const std::string demo = "cd " + shell_quote(root.string()) + " && bash grader/tools/demo_class.sh --grade " +
+                           shell_quote(std::string(SG_BUILD_DIR) + "/grade") + " --backend cpu --suite testcases/smoke.yaml --out " +
+                           shell_quote(out.string());
+  const auto run = run_shell(demo, log, 600);
+  ASSERT_EQ(run.code, 0) << run.output.substr(0, 4000);
+  const std::string book = sg::test::read_file(out / "gradebook.csv");
+  EXPECT_NE(book.find("\nreference,10,10,graded"), std::string::npos) << book;
+  EXPECT_NE(book.find("\nskeleton,0,10,graded"), std::string::npos) << book;
+  EXPECT_NE(run.output.find("summary.html"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("next: make grade SUBMISSION="), std::string::npos) << run.output;
+  // A folder of anything else is refused and left whole.
+  fs::remove_all(out, ec);
+  fs::create_directories(out);
+  std::ofstream(out / "mine.txt") << "x";
+  const auto refused = run_shell(demo, log, 600);
+  EXPECT_EQ(refused.code, 2) << refused.output;
+  EXPECT_TRUE(fs::exists(out / "mine.txt"));
+  fs::remove_all(out, ec);
   fs::remove(log, ec);
 }
