@@ -94,9 +94,9 @@ Timing evaluate_timing(const TimingEvidence& e) {
   };
   // One side (see timing.h): the median event time, bounded below by the
   // floor of its fastest quarter of requests. A delay of the host or a burst
-  // of another process's work only ever lengthens requests, and in a batch it
-  // lengthened 8 of 15 in a row (H100): a floor taken sample by sample, or at
-  // the median request, then beat the honest events by 4.5%. Each request
+  // of another process's work only ever lengthens requests, often most of a
+  // take's in a batch: a floor taken sample by sample, or at the median
+  // request, then beat the honest events (RESULTS.md). Each request
   // holds a launch whose output was checked, so the fastest quarter is work
   // that was really done.
   struct Side {

@@ -26,8 +26,8 @@ struct TimingEvidence {
   // take the GPU ran slower as a whole (take_disturbance).
   std::vector<double> yardstick_event_ms, probe_event_ms;
   // Per student sample: it came right after a probe. Such a request pays for
-  // the GPU's switch back to the student's process (6-7% on the H100 at
-  // 2048^3, outside its events), so it is left out of the take's spread.
+  // the GPU's switch back to the student's process (outside its events), so
+  // it is left out of the take's spread.
   std::vector<bool> student_after_probe;
   // Timed student samples whose output failed its digest or Freivalds' check,
   // and what the first one got wrong.
@@ -40,20 +40,19 @@ struct TimingEvidence {
 double median(std::vector<double> v);
 
 // How far apart the judge's clock put the first and third quartiles of one
-// side's requests, as a share of the first: 0.5% for steady samples on the
-// H100, 5-25% when another process's burst of work ran beside most of them.
+// side's requests, as a share of the first: small for steady samples, large
+// when another process's burst of work ran beside most of them.
 double request_spread(const std::vector<double>& judge_ms);
 // Past this, a side's samples are taken again (measure/take_policy.h, at most
 // kTimingTakes in all, the least disturbed kept): a burst that delayed most of
-// them would otherwise decide the speedup (seen on the H100: an honest
-// reference scored 0.92 against itself in a batch).
+// them would otherwise decide the speedup (an honest reference has scored
+// well below 1 against itself that way: RESULTS.md).
 constexpr double kDisturbedSpread = 0.03;
 constexpr int kTimingTakes = 5;
 // The pause before a take, in seconds: none before the first two, then
-// 0.25, 0.5 and 1 s. A disturbance can outlast two takes back to back (seen
-// on the H100 in a batch: three takes within 0.5 s all ran 19% slow, and a
-// reference scored 0.844 against itself); a pause lets another process's
-// start-up end before the next take. Only a disturbed take costs one.
+// 0.25, 0.5 and 1 s. A disturbance can outlast two takes back to back
+// (RESULTS.md); a pause lets another process's start-up end before the next
+// take. Only a disturbed take costs one.
 double retake_pause_s(int take);
 
 // How much slower the reference ran in a window than its fastest pace seen:

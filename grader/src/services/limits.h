@@ -17,8 +17,8 @@ double case_time_limit(const Case& c, BackendKind backend);
 // than case_time_limit. On a GPU a case holds the shared GPU while it runs
 // and every other grading's timing waits behind a hang, so a kernel known to
 // hang should not hold it for the suite's full limit case after case (a
-// kernel that completes finishes any case of a suite in milliseconds there: a
-// naive kernel does some 1000 GFLOP/s on an H100); on the CPU backend (e.g.
+// kernel that completes finishes any case of a suite in milliseconds there,
+// even a naive one); on the CPU backend (e.g.
 // Gradescope) it spares the grading's time. A kernel that never hangs keeps
 // its full limits, and a CPU case whose blocks keep completing still gets
 // its extensions.
@@ -28,8 +28,7 @@ double case_time_limit_after_hang(const Case& c, BackendKind backend);
 // needs may take several times a case's limit. While its blocks keep
 // completing a case gets more time (services/runner_session.h): up to this
 // factor times its limit, and this many seconds in all per grading (a hang
-// completes no block and gets none). A square grid of 125 x 125 blocks for a
-// 2000 x 17 result took 27 s against a limit of about 10 s on 2 cores.
+// completes no block and gets none). The figures: grader/bench/RESULTS.md.
 constexpr double kSlowGridLimitFactor = 8;
 constexpr double kSlowGridBudgetS = 120;
 

@@ -1,9 +1,8 @@
 // Device memory for many short cases in one process. A plain cudaMalloc or
 // cudaFree takes a driver lock that every other process's CUDA start-up and
 // exit also takes: on a GPU shared by several gradings, each case waited
-// behind the others' start-ups (grader/bench/alloc_contention.sh on an H100:
-// a cycle of three 4 MiB buffers went from 1.9 ms to 28 ms with four loops of
-// processes starting and ending beside it; 1.7 ms from the pool). Stream-ordered allocations from the device's default pool, told
+// behind the others' start-ups (grader/bench/alloc_contention.sh; figures in
+// RESULTS.md). Stream-ordered allocations from the device's default pool, told
 // to keep what is freed, are served without that lock after the first.
 // Where a device has no memory pools, plain cudaMalloc/cudaFree are used.
 #pragma once

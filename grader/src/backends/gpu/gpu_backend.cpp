@@ -30,15 +30,14 @@ constexpr std::size_t kLogCap = 64 << 10;
 constexpr double kCompileTimeout = 180;
 constexpr double kLinkTimeout = 120;
 // After a runner fails, the checked launches run on 16 SMs: a fault there
-// stalls the GPU for about 0.12 s instead of 0.72 s (all 132 SMs of an H100,
-// grader/bench/crash_cost.sh), while a correct kernel is only slowed in the
-// checked launch, not in the timed ones.
+// stalls a few SMs instead of the whole GPU (grader/bench/crash_cost.sh), while
+// a correct kernel is only slowed in the checked launch, not in the timed ones.
 constexpr unsigned kPartitionSmsAfterFailure = 16;
-// A sanitizer run whose output has not grown for this long is hung: one of
-// the small shapes takes about a second under memcheck, a few in a batch.
+// A sanitizer run whose output has not grown for this long is hung: far
+// longer than a small shape takes under memcheck, even in a batch.
 constexpr double kSanitizerQuietS = 30;
-// The same for ncu from its turn on (it prints as it profiles; one launch at
-// the structure check's shape takes about a second): a kernel that hangs
+// The same for ncu from its turn on (it prints as it profiles, and one launch
+// at the structure check's shape is short): a kernel that hangs
 // there would otherwise keep the GPU's one profiler to the check's limit.
 constexpr double kNcuQuietS = 60;
 
@@ -385,17 +384,16 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   log("ncu: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
   const auto t0 = Clock::now();
   ToolRun run;
-  // The profiler is one per GPU: two ncu at once fail with "a driver
-  // resource was unavailable" (seen on an H100). The gradings of a batch take
+  // The profiler is one per GPU: two ncu at once can fail with "a driver
+  // resource was unavailable" (grader/bench/RESULTS.md). The gradings of a batch take
   // turns through a lock of their own beside the GPU's (taken first, so that
   // no one holds the GPU while waiting for it); a grading that shares no lock
   // (two TAs' `grade` at once) is tried again after a random pause. The GPU
   // hold is shared, as for the sanitizer: ncu's runner never overlaps a
   // timing. Both are taken only once ncu and its runner's CUDA context have
   // started and the runner has answered its Ping (ncu's start-up and the
-  // runner's under it, about 1 s on the H100, are no part of the turn); the
-  // profiler is given back when the runner has answered for its launch
-  // (about 0.7 s alone), the GPU when ncu has ended.
+  // runner's under it are no part of the turn); the profiler is given back
+  // when the runner has answered for its launch, the GPU when ncu has ended.
   const Sandbox sandbox = ncu_sandbox(ctx);
   const std::string gpu_lock = setup_.gpu_lock;
   // In this order: no one holds the GPU while waiting for the profiler. With

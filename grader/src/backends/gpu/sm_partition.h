@@ -2,10 +2,9 @@
 // green context), used once a submission has crashed its runner.
 //
 // Why: when a kernel faults, the driver stops every SM the kernel reached, and
-// the whole GPU, every other grading on it included, waits while it does:
-// about 5 ms per SM, 0.72 s for a grid that covers an H100's 132 SMs, 0.08 s
-// on a partition of 8 (grader/bench/crash_cost.sh). A submission that crashes
-// on every case did that twenty times per grading. The partition shares the
+// the whole GPU, every other grading on it included, waits while it does, in
+// proportion to the SMs it reached (grader/bench/crash_cost.sh, RESULTS.md). A
+// submission that crashes on every case does that once per case. The partition shares the
 // primary context's memory, so a case checked on it can then be timed on the
 // whole GPU without a copy.
 //
