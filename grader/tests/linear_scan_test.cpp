@@ -18,8 +18,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <functional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +31,9 @@
 #include "backends/cpu/preprocessed_scan.h"
 #include "backends/cpu/rewrite.h"
 #include "backends/cpu/source_structure.h"
+#include "static_checks/device_stubs.h"
+#include "static_checks/static_checks.h"
+#include "static_checks/symbol_policy.h"
 
 namespace {
 
@@ -196,6 +202,70 @@ TEST(LinearScan, RewriterEditsOfAMebibyteOfDeclarationsAndLaunches) {
   std::string out;
   ASSERT_TRUE(finishes([&] { return rewrite_of(src); }, &out));
   EXPECT_EQ(out, "launches " + std::to_string(n) + "\n");
+}
+
+TEST(LinearScan, PtxStructureScan) {
+  const std::string entry = ".visible .entry _Z7mysgemmiiiPKfS0_Pf()\n{\n";
+  const std::vector<std::pair<std::string, std::string>> patterns = {
+      {"labels", entry + repeat("a: ") + "bar.sync 0;\n}\n"},
+      {"initializers", ".global .b8 x[1] = " + repeat("{0}") + ";\n" + entry + "}\n"},
+      {"dimensions", ".shared .b8 s" + repeat("[]") + ";\n" + entry + "}\n"},
+      {"identifiers", entry + "call " + repeat("f, ") + ";\n}\n"},
+      {"unterminated comment and strings", entry + repeat("\"") + "/*" + repeat("*")},
+  };
+  std::string chain;  // each function calling the next, the last one with the barrier
+  int n = 0;
+  for (; chain.size() < kMiB; ++n) chain += ".func f" + std::to_string(n) + "()\n{\ncall f" + std::to_string(n + 1) + ", ();\n}\n";
+  chain += ".func f" + std::to_string(n) + "()\n{\nbar.sync 0;\n}\n" + entry + "call f0, ();\n}\n";
+  const std::string path = ::testing::TempDir() + "linear_scan.ptx";
+  for (const auto& [name, text] : patterns) {
+    { std::ofstream(path, std::ios::binary) << text; }
+    EXPECT_TRUE(finishes([&] { return sg::check_structure(path).detail; })) << name;
+  }
+  { std::ofstream(path, std::ios::binary) << chain; }
+  std::string found;
+  EXPECT_TRUE(finishes([&] {
+    const sg::StructureReport r = sg::check_structure(path);
+    return std::string(r.found_kernel ? "kernel" : "") + (r.uses_barrier ? " barrier" : "");
+  }, &found));
+  EXPECT_EQ(found, "kernel barrier") << "the barrier is " << n << " calls away";
+  std::remove(path.c_str());
+}
+
+TEST(LinearScan, DeviceStubsAndSymbolNames) {
+  // Markers after `)`s that no `(` opens, in nvcc's generated host code (a string can hold them).
+  const std::string generated = repeat("\"x){int volatile ___ = 1;}\" ") + "void twice(float x) {int volatile ___ = 1;"
+                                "(void)x;::exit(___);}\n";
+  std::string names;
+  ASSERT_TRUE(finishes([&] {
+    const std::set<std::string> found = sg::build::stub_names_in_generated_code(generated);
+    return joined({found.begin(), found.end()});
+  }, &names));
+  EXPECT_EQ(names, "twice\n");
+
+  // Thousands of stand-ins, each in its own section that refers to exit.
+  std::set<std::string> defined, stub_names;
+  sg::build::Relocations relocations;
+  for (int k = 0; k < 20000; ++k) {
+    const std::string plain = "f" + std::to_string(k);
+    const std::string f = "_Z" + std::to_string(plain.size()) + plain + "v";
+    defined.insert(f);
+    stub_names.insert(plain);
+    relocations[".text." + f] = {"exit"};
+  }
+  relocations[".eh_frame"] = {".text._Z2f0v"};
+  std::string counts;
+  ASSERT_TRUE(finishes([&] {
+    const auto stubs = sg::build::recognised_device_stubs(defined, stub_names, relocations);
+    return std::to_string(stubs.size()) + " " + std::to_string(sg::build::referenced_only_from("exit", stubs, relocations));
+  }, &counts));
+  EXPECT_EQ(counts, "20000 1");
+  // A section name of a mebibyte of dots, against many functions.
+  sg::build::Relocations dotted{{repeat(".a"), {"exit"}}};
+  EXPECT_TRUE(finishes([&] { return std::to_string(sg::build::referenced_only_from("exit", defined, dotted)); }));
+
+  // A demangled name with many anonymous namespaces (the symbol is at most 4 KiB).
+  EXPECT_TRUE(finishes([] { return sg::build::plain_function_name("_Z1fN12_GLOBAL__N_11AE" + repeat("S0_", 4000)); }));
 }
 
 TEST(LinearScan, CompilerMessagesLookForSuggestionsInTheSource) {
