@@ -238,8 +238,14 @@ __attribute__((CAT(opti, mize)("O0"))) __device__ float peek2(const float* p) { 
       << log;
   EXPECT_NE(log.find("kernel.cu:4: the attribute `optimize` is not supported on the CPU backend"), std::string::npos)
       << log;
+  // A line splice: the rewriter joins the name as the preprocessor does and refuses it first.
   const std::string spliced = "__global__ void f() { __as\\\nm__ volatile(\"\"); }\n" + std::string(kNaive);
-  EXPECT_NE(refused_build(spliced).find("inline assembly (`__asm__`)"), std::string::npos);
+  EXPECT_NE(refused_build(spliced).find("kernel.cu:1: `__asm__` is not supported on the CPU backend"),
+            std::string::npos);
+  // A name pasted by a macro: only the preprocessed text holds it.
+  const std::string pasted = "#define CAT(a, b) a##b\n__global__ void f() { CAT(__as, m__) volatile(\"\"); }\n" +
+                             std::string(kNaive);
+  EXPECT_NE(refused_build(pasted).find("inline assembly (`__asm__`)"), std::string::npos);
   const std::string pragma = "_Pragma(\"GCC optimize(\\\"O0\\\")\")\n" + std::string(kNaive);
   EXPECT_NE(refused_build(pragma).find("`#pragma GCC optimize`"), std::string::npos);
 }

@@ -1,9 +1,11 @@
 #include "static_checks/device_stubs.h"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "static_checks/symbol_policy.h"
@@ -33,9 +35,72 @@ bool section_of(const std::string& section, const std::string& function) {
   return section.size() > tail.size() && section.compare(section.size() - tail.size(), tail.size(), tail) == 0;
 }
 
+// For each `)` of a text, the `(` that matches it (parentheses counted
+// everywhere, strings too), found by binary search among the pairs one pass
+// with a stack lists: a backward scan from each `)` would be quadratic.
+class ParenPairs {
+ public:
+  explicit ParenPairs(const std::string& text) {
+    std::vector<std::size_t> open;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      if (text[i] == '(') open.push_back(i);
+      if (text[i] == ')' && !open.empty()) {
+        pairs_.push_back({i, open.back()});
+        open.pop_back();
+      }
+    }
+  }
+  // The `(` matching the `)` at `close`, or npos when none does.
+  std::size_t open_of(std::size_t close) const {
+    const auto it = std::lower_bound(pairs_.begin(), pairs_.end(), std::make_pair(close, std::size_t{0}));
+    return it != pairs_.end() && it->first == close ? it->second : std::string::npos;
+  }
+
+ private:
+  std::vector<std::pair<std::size_t, std::size_t>> pairs_;  // (close, open), by close
+};
+
+// Whether a section belongs to one of a set of functions (section_of one of
+// them), in one walk over the section's name from its end, through a trie of
+// the functions' tails (".F") read backwards: trying each function would
+// read the name once per function.
+class SectionTails {
+ public:
+  explicit SectionTails(const std::set<std::string>& functions) : nodes_(1) {
+    for (const auto& f : functions) {
+      const std::string tail = "." + f;
+      std::size_t node = 0;
+      for (auto c = tail.rbegin(); c != tail.rend(); ++c) {
+        const auto [it, added] = nodes_[node].next.emplace(*c, nodes_.size());
+        const std::size_t child = it->second;  // read before nodes_ grows
+        if (added) nodes_.emplace_back();
+        node = child;
+      }
+      nodes_[node].ends_tail = true;
+    }
+  }
+  bool of_one(const std::string& section) const {
+    std::size_t node = 0;
+    for (std::size_t k = 0; k < section.size(); ++k) {
+      const auto it = nodes_[node].next.find(section[section.size() - 1 - k]);
+      if (it == nodes_[node].next.end()) return false;
+      node = it->second;
+      if (nodes_[node].ends_tail && k + 1 < section.size()) return true;  // a tail, shorter than the name
+    }
+    return false;
+  }
+
+ private:
+  struct Node {
+    std::map<char, std::size_t> next;
+    bool ends_tail = false;
+  };
+  std::vector<Node> nodes_;
+};
+
 // The name of the function whose parameter list ends just before `brace`
 // ("float twice(float x) {" -> "twice"); "" when the text does not look so.
-std::string function_before(const std::string& text, std::size_t brace) {
+std::string function_before(const std::string& text, std::size_t brace, const ParenPairs& parens) {
   std::size_t i = brace;
   auto skip_space = [&] {
     while (i > 0 && std::isspace(static_cast<unsigned char>(text[i - 1]))) --i;
@@ -54,13 +119,8 @@ std::string function_before(const std::string& text, std::size_t brace) {
     }
   }
   if (i == 0 || text[i - 1] != ')') return "";
-  int depth = 0;
-  while (i > 0) {
-    const char c = text[--i];
-    if (c == ')') ++depth;
-    else if (c == '(' && --depth == 0) break;
-  }
-  if (depth != 0) return "";
+  i = parens.open_of(i - 1);
+  if (i == std::string::npos) return "";
   skip_space();
   std::size_t end = i;
   while (i > 0 && ident_char(text[i - 1])) --i;
@@ -108,6 +168,7 @@ bool read_relocations(const std::string& objdump, const std::string& object, Rel
 
 std::set<std::string> stub_names_in_generated_code(const std::string& text) {
   std::set<std::string> names;
+  const ParenPairs parens(text);
   const std::string marker = "{int volatile ___ = 1;";
   std::size_t at = 0;
   while ((at = text.find(marker, at)) != std::string::npos) {
@@ -133,7 +194,7 @@ std::set<std::string> stub_names_in_generated_code(const std::string& text) {
       only_voids = a == st.size() || st.compare(a, 6, "(void)") == 0;
     }
     if (only_voids) {
-      const std::string name = function_before(text, at);
+      const std::string name = function_before(text, at, parens);
       if (!name.empty()) names.insert(name);
     }
     at = close;
@@ -161,12 +222,11 @@ std::set<std::string> stub_names_beside(const std::string& object) {
 bool referenced_only_from(const std::string& symbol, const std::set<std::string>& functions,
                           const Relocations& relocations) {
   const std::string own_section = ".text." + symbol;
+  const SectionTails listed(functions);
   for (const auto& [section, targets] : relocations) {
     if (!targets.count(symbol) && !targets.count(own_section)) continue;
     if (section == ".eh_frame") continue;  // unwind tables describe every function
-    bool from_listed = false;
-    for (const auto& f : functions) from_listed = from_listed || section_of(section, f);
-    if (!from_listed) return false;
+    if (!listed.of_one(section)) return false;
   }
   return true;
 }
@@ -181,9 +241,24 @@ std::set<std::string> recognised_device_stubs(const std::set<std::string>& defin
     if (it == relocations.end() || it->second != std::set<std::string>{"exit"}) continue;
     candidates.insert(f);
   }
+  if (candidates.empty()) return {};
+  // Which sections refer to each target, listed once, so that each candidate
+  // reads only its own referrers (referenced_only_from(f, {f}) for each would
+  // read every section for each candidate).
+  std::map<std::string, std::vector<const std::string*>> referrers;
+  for (const auto& [section, targets] : relocations)
+    for (const auto& t : targets) referrers[t].push_back(&section);
   std::set<std::string> stubs;
-  for (const auto& f : candidates)
-    if (referenced_only_from(f, {f}, relocations)) stubs.insert(f);
+  for (const auto& f : candidates) {
+    bool own_only = true;
+    for (const std::string& target : {f, ".text." + f}) {
+      const auto refs = referrers.find(target);
+      if (refs == referrers.end()) continue;
+      for (const std::string* section : refs->second)
+        own_only = own_only && (*section == ".eh_frame" || section_of(*section, f));
+    }
+    if (own_only) stubs.insert(f);
+  }
   return stubs;
 }
 

@@ -2,12 +2,14 @@
 // of mysgemm (and the device functions it calls), for shared memory and a
 // block-wide barrier. PTX rather than SASS: it is text, stable across GPUs, and
 // nvcc keeps it for every build.
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "static_checks/static_checks.h"
@@ -81,19 +83,48 @@ struct PtxModule {
 };
 
 // The name a declaration statement declares: "... .b8 name[16] = {...}" -> "name".
-std::string declared_name(std::string stmt) {
-  const auto eq = stmt.find('=');
-  if (eq != std::string::npos) stmt = stmt.substr(0, eq);
-  stmt = trim(stmt);
-  while (!stmt.empty() && stmt.back() == ']') {
-    const auto open = stmt.rfind('[');
+// Read from the right by index, each byte once.
+std::string declared_name(const std::string& stmt) {
+  std::size_t end = std::min(stmt.find('='), stmt.size());
+  auto trim_end = [&] {
+    while (end > 0 && std::isspace(static_cast<unsigned char>(stmt[end - 1]))) --end;
+  };
+  trim_end();
+  while (end > 0 && stmt[end - 1] == ']') {
+    const auto open = stmt.rfind('[', end - 1);
     if (open == std::string::npos) break;
-    stmt = trim(stmt.substr(0, open));
+    end = open;
+    trim_end();
   }
-  std::size_t j = stmt.size();
+  std::size_t j = end;
   while (j > 0 && ident_char(stmt[j - 1])) --j;
-  return stmt.substr(j);
+  return stmt.substr(j, end - j);
 }
+
+// Whether `word` stands in a text that only grows between resets, followed
+// by no identifier character (or by its end), asked again as it grows: each
+// byte is searched a bounded number of times, however often it is asked.
+class WordInGrowingText {
+ public:
+  explicit WordInGrowingText(std::string word) : word_(std::move(word)) {}
+  void reset() {
+    from_ = 0;
+    found_ = false;
+  }
+  bool in(const std::string& text) {
+    const std::size_t w = word_.size();
+    for (std::size_t at = text.find(word_, from_); !found_ && at != std::string::npos && at + w < text.size();
+         at = text.find(word_, at + 1))
+      found_ = !ident_char(text[at + w]);
+    if (text.size() >= w) from_ = std::max(from_, text.size() - w);  // one at the very end may yet be followed
+    return found_ || (text.size() >= w && text.compare(text.size() - w, w, word_) == 0);
+  }
+
+ private:
+  std::string word_;
+  std::size_t from_ = 0;  // where occurrences not yet decided may start
+  bool found_ = false;    // one followed by a non-identifier character
+};
 
 bool has_word(const std::string& stmt, const std::string& word) {
   std::size_t at = 0;
@@ -108,6 +139,13 @@ bool has_word(const std::string& stmt, const std::string& word) {
 PtxModule parse_module(const std::string& text) {
   PtxModule mod;
   std::string module_stmt;  // text of the current module-scope statement
+  // Whether it is a function's header so far, asked at each `{` it holds.
+  WordInGrowingText entry_word(".entry"), func_word(".func");
+  auto clear_stmt = [&] {
+    module_stmt.clear();
+    entry_word.reset();
+    func_word.reset();
+  };
   std::size_t i = 0;
   while (i < text.size()) {
     const char c = text[i];
@@ -124,7 +162,7 @@ PtxModule parse_module(const std::string& text) {
         const std::string name = declared_name(stmt);
         if (!name.empty()) mod.shared_vars.insert(name);
       }
-      module_stmt.clear();
+      clear_stmt();
       ++i;
       continue;
     }
@@ -146,9 +184,10 @@ PtxModule parse_module(const std::string& text) {
         break;
       }
     }
-    const std::string header = trim(module_stmt);
-    const bool entry = has_word(header, ".entry");
-    if (entry || has_word(header, ".func")) {
+    // An initializer's braces stay in the statement, which may hold many of them.
+    const bool entry = entry_word.in(module_stmt);
+    if (entry || func_word.in(module_stmt)) {
+      const std::string header = trim(module_stmt);
       // ".visible .entry NAME(params)" or ".func (.param .b32 r) NAME(params)".
       const std::string kind = entry ? ".entry" : ".func";
       std::string rest = header.substr(header.find(kind) + kind.size());
@@ -165,7 +204,7 @@ PtxModule parse_module(const std::string& text) {
         f.is_entry = entry;
         f.body = text.substr(i + 1, j - i - 1);
       }
-      module_stmt.clear();
+      clear_stmt();
     } else {
       module_stmt.append(text, i, std::min(j + 1, text.size()) - i);  // an initializer
     }
@@ -181,14 +220,15 @@ std::vector<std::string> statements(const std::string& body) {
   auto flush = [&] {
     std::string s = trim(cur);
     cur.clear();
+    std::size_t a = 0;  // where the statement starts after its labels, each byte read once
     for (;;) {  // leading labels "$L__BB0_2:"
-      std::size_t n = 0;
+      std::size_t n = a;
       while (n < s.size() && ident_char(s[n])) ++n;
-      if (n > 0 && n < s.size() && s[n] == ':' && (n + 1 >= s.size() || s[n + 1] != ':'))
-        s = trim(s.substr(n + 1));
-      else
-        break;
+      if (n == a || n >= s.size() || s[n] != ':' || (n + 1 < s.size() && s[n + 1] == ':')) break;
+      a = n + 1;
+      while (a < s.size() && std::isspace(static_cast<unsigned char>(s[a]))) ++a;
     }
+    s.erase(0, a);
     if (!s.empty() && s[0] == '@') {  // guard predicate "@%p1" / "@!%p1"
       std::size_t n = 1;
       while (n < s.size() && !std::isspace(static_cast<unsigned char>(s[n]))) ++n;

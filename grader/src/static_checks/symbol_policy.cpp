@@ -280,10 +280,19 @@ std::string stub_kernel(const std::string& symbol) {
 }
 
 std::string plain_function_name(const std::string& symbol) {
-  std::string s = demangle(unversioned(symbol));
+  const std::string demangled = demangle(unversioned(symbol));
   // "(anonymous namespace)::f(int)": that first parenthesis is not the parameter list.
+  // Each one becomes "anon", in one pass: the text so far never holds one, so
+  // a new one can only end at the `)` just copied (replacing from the start
+  // again and again would be quadratic).
   const std::string anon = "(anonymous namespace)";
-  for (auto at = s.find(anon); at != std::string::npos; at = s.find(anon)) s.replace(at, anon.size(), "anon");
+  std::string s;
+  s.reserve(demangled.size());
+  for (const char c : demangled) {
+    s += c;
+    if (c == ')' && s.size() >= anon.size() && s.compare(s.size() - anon.size(), anon.size(), anon) == 0)
+      s.replace(s.size() - anon.size(), anon.size(), "anon");
+  }
   const auto paren = s.find('(');
   if (paren != std::string::npos) s = s.substr(0, paren);
   // drop template arguments at the end

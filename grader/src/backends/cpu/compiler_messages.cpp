@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <sstream>
+#include <unordered_set>
 #include <vector>
 
 namespace sg {
@@ -32,16 +33,60 @@ std::size_t suggestion_in(const std::string& line, std::string& name, std::size_
   return std::string::npos;
 }
 
-// The suggestion must appear as a whole word of the student's text.
-bool student_wrote(const std::string& name, const std::string& source) {
-  for (std::size_t at = source.find(name); at != std::string::npos; at = source.find(name, at + 1)) {
-    const auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-    const bool left = at == 0 || !word(source[at - 1]);
-    const std::size_t end = at + name.size();
-    if (left && (end >= source.size() || !word(source[end]))) return true;
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Whether `name` occurs in `source` with no word character on either side,
+// every occurrence found in one Knuth-Morris-Pratt pass (std::string::find
+// from each start would compare up to the name's length at each byte).
+bool whole_word_in(const std::string& name, const std::string& source) {
+  if (name.empty()) return false;
+  std::vector<std::size_t> border(name.size(), 0);  // longest proper border of each prefix of name
+  for (std::size_t i = 1, k = 0; i < name.size(); ++i) {
+    while (k > 0 && name[i] != name[k]) k = border[k - 1];
+    if (name[i] == name[k]) ++k;
+    border[i] = k;
+  }
+  for (std::size_t i = 0, k = 0; i < source.size(); ++i) {
+    while (k > 0 && source[i] != name[k]) k = border[k - 1];
+    if (source[i] == name[k]) ++k;
+    if (k < name.size()) continue;
+    const std::size_t at = i + 1 - name.size(), end = i + 1;
+    if ((at == 0 || !word_char(source[at - 1])) && (end >= source.size() || !word_char(source[end]))) return true;
+    k = border[k - 1];
   }
   return false;
 }
+
+// The suggestion must appear as a whole word of the student's text. A name
+// of word characters alone is such a word when it is one of the source's
+// maximal runs of them, listed once for every suggestion of the log; a
+// qualified one (`ns::f`) is looked for in a pass of its own.
+class StudentWords {
+ public:
+  explicit StudentWords(const std::string& source) : source_(source) {}
+  bool wrote(const std::string& name) {
+    if (!std::all_of(name.begin(), name.end(), word_char)) return whole_word_in(name, source_);
+    if (!listed_) {
+      for (std::size_t i = 0; i < source_.size();) {
+        if (!word_char(source_[i])) {
+          ++i;
+          continue;
+        }
+        std::size_t j = i;
+        while (j < source_.size() && word_char(source_[j])) ++j;
+        words_.insert(source_.substr(i, j - i));
+        i = j;
+      }
+      listed_ = true;
+    }
+    return words_.count(name) > 0;
+  }
+
+ private:
+  const std::string& source_;
+  std::unordered_set<std::string> words_;
+  bool listed_ = false;
+};
 
 }  // namespace
 
@@ -51,11 +96,12 @@ std::string student_facing_messages(const std::string& log, const std::string& s
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   std::string out;
   std::string dropped;  // the suggestion just removed: its fix-it line follows the caret line
+  StudentWords student(student_source);
   for (const std::string& line : lines) {
     std::string name;
     std::size_t end = 0;
     const std::size_t at = suggestion_in(line, name, end);
-    if (at != std::string::npos && is_identifier(name) && !student_wrote(name, student_source)) {
+    if (at != std::string::npos && is_identifier(name) && !student.wrote(name)) {
       dropped = name;
       out += line.substr(0, at) + line.substr(end) + "\n";
       continue;

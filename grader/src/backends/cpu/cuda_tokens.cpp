@@ -1,6 +1,7 @@
 // CUDA source tokenizer (see cuda_tokens.h).
 #include "backends/cpu/cuda_tokens.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace sg {
@@ -61,7 +62,8 @@ class Lexer {
       }
       if (ident_start(c)) {
         const std::size_t b = i_;
-        while (i_ < s_.size() && ident_char(s_[i_])) ++i_;
+        const int line = line_;
+        identifier_rest();
         // An encoding prefix glued to a literal belongs to the literal.
         if (i_ < s_.size() && (s_[i_] == '"' || s_[i_] == '\'') && is_encoding_prefix(b, i_)) {
           if (s_[i_ - 1] == 'R' && s_[i_] == '"') {
@@ -72,7 +74,7 @@ class Lexer {
           }
           continue;
         }
-        push(TokenKind::Identifier, b, i_ - b);
+        push(TokenKind::Identifier, b, i_ - b, line);
         continue;
       }
       punct();
@@ -82,8 +84,26 @@ class Lexer {
  private:
   char peek(std::size_t ahead) const { return i_ + ahead < s_.size() ? s_[i_ + ahead] : '\0'; }
 
+  // Identifier characters, and the line splices between them (a splice
+  // followed by anything else is left to the main loop).
+  void identifier_rest() {
+    while (i_ < s_.size()) {
+      if (ident_char(s_[i_])) {
+        ++i_;
+        continue;
+      }
+      const std::size_t splice = line_splice_at(s_, i_);
+      if (splice == 0 || i_ + splice >= s_.size() || !ident_char(s_[i_ + splice])) return;
+      i_ += splice;
+      ++line_;
+    }
+  }
+
   bool is_encoding_prefix(std::size_t b, std::size_t e) const {
-    const std::string p = s_.substr(b, e - b);
+    Token t;
+    t.offset = b;
+    t.length = e - b;
+    const std::string p = token_spelling(s_, t);
     return p == "L" || p == "u" || p == "U" || p == "u8" || p == "R" || p == "LR" || p == "uR" || p == "UR" ||
            p == "u8R";
   }
@@ -208,6 +228,46 @@ class Lexer {
 };
 
 }  // namespace
+
+std::size_t line_splice_at(const std::string& source, std::size_t at) {
+  if (at >= source.size() || source[at] != '\\') return 0;
+  std::size_t j = at + 1;
+  while (j < source.size() && (source[j] == ' ' || source[j] == '\t' || source[j] == '\r')) ++j;
+  return j < source.size() && source[j] == '\n' ? j + 1 - at : 0;
+}
+
+std::string token_spelling(const std::string& source, const Token& t) {
+  const std::size_t end = t.offset + t.length;
+  const auto first = source.begin() + static_cast<std::ptrdiff_t>(t.offset);
+  const auto last = first + static_cast<std::ptrdiff_t>(t.length);
+  if (std::find(first, last, '\\') == last) return token_text(source, t);  // no splice: the common case
+  std::string out;
+  for (std::size_t i = t.offset; i < end;) {
+    const std::size_t splice = line_splice_at(source, i);
+    if (splice > 0 && i + splice <= end) {
+      i += splice;
+    } else {
+      out += source[i++];
+    }
+  }
+  return out;
+}
+
+std::vector<std::size_t> match_brackets(const std::string& source, const std::vector<Token>& tokens, char open,
+                                        char close, bool outside_directives) {
+  std::vector<std::size_t> match(tokens.size(), tokens.size());
+  std::vector<std::size_t> opened;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (outside_directives && tokens[i].in_directive) continue;
+    if (is_punct_char(source, tokens[i], open)) {
+      opened.push_back(i);
+    } else if (is_punct_char(source, tokens[i], close) && !opened.empty()) {
+      match[opened.back()] = i;
+      opened.pop_back();
+    }
+  }
+  return match;
+}
 
 void for_each_cuda_token(const std::string& source, const std::function<void(const Token&)>& visit) {
   Lexer(source, visit).run();

@@ -1,10 +1,14 @@
 // The source rewriter (see rewrite.h). Works on tokens, so comments and
 // string literals are never touched, and applies edits that keep every
-// newline of the original in place.
+// newline of the original in place. Linear in the file: no scan starts
+// again from each token (launches are read for all `<<<`s at once, a
+// declaration's tokens are read for it alone), since a student's file of
+// 1 MiB must not cost the judge minutes.
 #include "backends/cpu/rewrite.h"
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 #include <utility>
 
 #include "backends/cpu/cuda_tokens.h"
@@ -22,7 +26,11 @@ struct Edit {
 
 class Rewriter {
  public:
-  Rewriter(const std::string& src, const std::string& name) : src_(src), name_(name), toks_(tokenize_cuda(src)) {}
+  Rewriter(const std::string& src, const std::string& name)
+      : src_(src), name_(name), toks_(tokenize_cuda(src)),
+        parens_(match_brackets(src_, toks_, '(', ')', false)) {
+    read_launches();
+  }
 
   RewriteResult run() {
     for (std::size_t i = 0; i < toks_.size(); ++i) visit(i);
@@ -39,8 +47,18 @@ class Rewriter {
   }
 
  private:
-  std::string text(std::size_t i) const { return i < toks_.size() ? token_text(src_, toks_[i]) : std::string(); }
-  bool is(std::size_t i, const char* t) const { return i < toks_.size() && text(i) == t; }
+  // A token's text; an identifier's as the preprocessor spells it, line splices removed.
+  std::string text(std::size_t i) const {
+    if (i >= toks_.size()) return std::string();
+    return toks_[i].kind == TokenKind::Identifier ? token_spelling(src_, toks_[i]) : token_text(src_, toks_[i]);
+  }
+  bool is(std::size_t i, const char* t) const {
+    if (i >= toks_.size()) return false;
+    const Token& k = toks_[i];
+    const std::size_t n = std::char_traits<char>::length(t);
+    if (k.length == n) return src_.compare(k.offset, n, t) == 0;
+    return k.length > n && k.kind == TokenKind::Identifier && text(i) == t;  // only a splice makes it longer
+  }
 
   void problem(int line, const std::string& what) {
     const std::string msg = name_ + ":" + std::to_string(line) + ": " + what;
@@ -123,27 +141,35 @@ class Rewriter {
   // kernels' accesses to it are seen as global ones and host code cannot
   // touch it, as on a GPU. False (nothing edited) for any other form: a
   // function, an initializer, extern, several names, __constant__.
+  // A `__device__` inside the tokens of a declaration already read is part
+  // of that one (as in `__device__ __device__ int x;`), so no token is read twice.
   bool device_variable(std::size_t i) {
+    if (i < declaration_read_to_) return false;
     const std::size_t begin = i > 0 && is(i - 1, "static") ? i - 1 : i;
     if (i > 0 && (is(i - 1, "extern") || is(i - 1, ">"))) return false;
     std::size_t j = i + 1, first_bracket = 0;
     int depth = 0;
+    bool ended = false;  // reached its `;`
     for (; j < toks_.size(); ++j) {
       const std::string s = text(j);
-      if (depth == 0 && s == ";") break;
+      if (depth == 0 && s == ";") {
+        ended = true;
+        break;
+      }
       if (toks_[j].in_directive || s == "(" || s == "{" || s == "=" || s == "," || s == "<" || s == "__constant__" ||
           s == "__managed__" || s == "__shared__" || s == "extern" || s == "__attribute__" || s == "&" || s == "*")
-        return false;
+        break;
       if (s == "[") {
         if (depth == 0 && first_bracket == 0) first_bracket = j;
         ++depth;
       } else if (s == "]") {
         --depth;
       } else if (depth == 0 && first_bracket != 0) {
-        return false;  // something after the dimensions
+        break;  // something after the dimensions
       }
     }
-    if (j >= toks_.size()) return false;
+    declaration_read_to_ = j;
+    if (!ended) return false;
     const std::size_t name_at = first_bracket != 0 ? first_bracket - 1 : j - 1;
     if (name_at <= i || toks_[name_at].kind != TokenKind::Identifier) return false;
     std::string type;
@@ -176,17 +202,18 @@ class Rewriter {
     for (; j < toks_.size(); ++j) {
       const std::string s = text(j);
       if (depth == 0 && s == ";") break;
+      // A second `__shared__` makes a form not taken apart (and no token is read twice).
       if (toks_[j].in_directive || s == "{" || s == "}" || s == "=" || s == "__attribute__" || s == "&" ||
-          s == "&&")
+          s == "&&" || s == "__shared__")
         return false;
       if (depth == 0 && (s == "__align__" || s == "alignas")) {
         const std::size_t close = skip_parens(j + 1);
-        if (close <= j + 1) return false;
+        if (close <= j + 1 || shared_among(j + 2, close)) return false;
         align = src_.substr(toks_[j + 2].offset, toks_[close].offset - toks_[j + 2].offset);
         j = close;
         continue;
       }
-      if (s == "static" || s == "__shared__") continue;
+      if (s == "static") continue;
       if (s == "(") return false;  // function declarators, parenthesised names
       if (s == "[" || s == "<") ++depth;
       if (s == "]" || s == ">") --depth;
@@ -241,9 +268,9 @@ class Rewriter {
   void dynamic_shared(std::size_t i) {
     const Token& ext = toks_[i - 1];
     const int line = ext.line;
-    // Find `IDENT [ ] ;` ending the declaration.
+    // Find `IDENT [ ] ;` ending the declaration (before any other `__shared__`, so no token is read twice).
     std::size_t j = i + 1;
-    while (j < toks_.size() && !is(j, ";") && !is(j, "{") && !is(j, "}")) ++j;
+    while (j < toks_.size() && !is(j, ";") && !is(j, "{") && !is(j, "}") && !is(j, "__shared__")) ++j;
     if (j >= toks_.size() || !is(j, ";") || j < i + 4 || !is(j - 1, "]") || !is(j - 2, "[") ||
         toks_[j - 3].kind != TokenKind::Identifier) {
       unsupported(line, "this form of `extern __shared__` (use `extern __shared__ T name[];`)");
@@ -274,15 +301,18 @@ class Rewriter {
     edit_keeping_lines(ext.offset, end.offset + end.length - ext.offset, repl);
   }
 
-  // Index of the `)` matching the `(` at k (or k itself when there is none).
+  // Index of the `)` matching the `(` at k (the last token when none does),
+  // or k - 1 when there is no `(` at k.
   std::size_t skip_parens(std::size_t k) const {
     if (!is(k, "(")) return k - 1;
-    int d = 0;
-    for (; k < toks_.size(); ++k) {
-      if (is(k, "(")) ++d;
-      if (is(k, ")") && --d == 0) return k;
-    }
-    return toks_.size() - 1;
+    return parens_[k] < toks_.size() ? parens_[k] : toks_.size() - 1;
+  }
+
+  // True when a `__shared__` stands among the tokens [from, to).
+  bool shared_among(std::size_t from, std::size_t to) const {
+    for (std::size_t k = from; k < to && k < toks_.size(); ++k)
+      if (is(k, "__shared__")) return true;
+    return false;
   }
 
   // Replaces a range, appending the newlines it held so later lines stay put.
@@ -294,30 +324,90 @@ class Rewriter {
     edits_.push_back({offset, length, std::move(repl)});
   }
 
-  // First token of the callee before `<<<` at index i, or npos.
-  std::size_t callee_start(std::size_t i) const {
-    if (i == 0) return std::string::npos;
-    std::size_t j = i - 1;
-    if (is(j, ">") || is(j, ">>")) {  // template arguments: kern<T, 16>
-      int d = 0;
-      for (;; --j) {
-        if (is(j, ">")) d += 1;
-        else if (is(j, ">>")) d += 2;
-        else if (is(j, "<")) d -= 1;
-        else if (is(j, "<<")) d -= 2;
-        if (d <= 0 || j == 0) break;
+  // What a launch's rewrite needs, read for every `<<<` at once (read_launches).
+  struct LaunchSyntax {
+    std::size_t callee = std::string::npos;      // first token of the kernel's name
+    std::size_t config_end = std::string::npos;  // the `>>>` that ends the configuration
+    bool two_or_more = false;                    // a `,` outside brackets in the configuration
+  };
+
+  // Weights of the backward scans from a `<<<` over template arguments
+  // (`>` and `>>` open, `<` and `<<` close) and over parentheses.
+  int template_weight(std::size_t k) const {
+    return is(k, ">") ? 1 : is(k, ">>") ? 2 : is(k, "<") ? -1 : is(k, "<<") ? -2 : 0;
+  }
+  int paren_weight(std::size_t k) const { return is(k, ")") ? 1 : is(k, "(") ? -1 : 0; }
+  int bracket_weight(std::size_t k) const {
+    return is(k, "(") || is(k, "[") || is(k, "{") ? 1 : is(k, ")") || is(k, "]") || is(k, "}") ? -1 : 0;
+  }
+
+  // The rules of a launch, for every `<<<` in two passes instead of a scan
+  // from each (which is quadratic in a file of `<<<`s):
+  //  - the callee: `NAME<...>` when `>` or `>>` stands before `<<<`, back to
+  //    where the template arguments balance; `(...)` when `)` does; else
+  //    `[::]NAME[::NAME...]`. A backward scan from the `<<<` at i stops at
+  //    the nearest k < i where the weights of tokens k..i-1 sum to <= 0, i.e.
+  //    whose prefix sum is >= the one at i: a stack of prefix sums, kept
+  //    decreasing, answers that for each i in turn.
+  //  - the configuration: up to the first `>>>` at the same bracket depth,
+  //    failing at a `;` or where the depth drops below it first: the next
+  //    such token at each depth, read from the end.
+  void read_launches() {
+    const std::size_t n = toks_.size();
+    struct Prefix {
+      long sum;
+      std::size_t at;
+    };
+    std::vector<Prefix> templates, parens;  // the stacks
+    auto nearest_not_below = [](std::vector<Prefix>& stack, long sum, std::size_t at) {
+      while (!stack.empty() && stack.back().sum < sum) stack.pop_back();
+      const Prefix found = stack.empty() ? Prefix{sum, std::string::npos} : stack.back();
+      stack.push_back({sum, at});
+      return found;
+    };
+    long template_sum = 0, paren_sum = 0;
+    std::vector<int> depth(n + 1, 0);  // bracket depth before each token
+    for (std::size_t i = 0; i < n; ++i) {
+      const Prefix in_template = nearest_not_below(templates, template_sum, i);
+      const Prefix in_parens = nearest_not_below(parens, paren_sum, i);
+      if (is(i, "<<<")) {
+        LaunchSyntax& l = launch_syntax_[i];
+        if (i > 0 && (is(i - 1, ">") || is(i - 1, ">>"))) {
+          // The template arguments must balance exactly, with a name before them.
+          if (in_template.at != std::string::npos && in_template.at > 0 && in_template.sum == template_sum)
+            l.callee = qualified_name_ending(in_template.at - 1);
+        } else if (i > 0 && is(i - 1, ")")) {
+          l.callee = in_parens.at;  // (kernel) or (*pointer): parentheses balance where the scan stops
+        } else if (i > 0) {
+          l.callee = qualified_name_ending(i - 1);
+        }
       }
-      if (d != 0 || j == 0) return std::string::npos;
-      --j;
-    } else if (is(j, ")")) {  // (kernel) or (*pointer)
-      int d = 0;
-      for (;; --j) {
-        if (is(j, ")")) ++d;
-        else if (is(j, "(")) --d;
-        if (d == 0 || j == 0) break;
-      }
-      return d == 0 ? j : std::string::npos;
+      template_sum += template_weight(i);
+      paren_sum += paren_weight(i);
+      depth[i + 1] = depth[i] + bracket_weight(i);
     }
+    if (launch_syntax_.empty()) return;
+    const auto [low, high] = std::minmax_element(depth.begin(), depth.end());
+    std::vector<std::size_t> next_end(static_cast<std::size_t>(*high - *low) + 1, n);  // `>>>` per depth
+    std::vector<std::size_t> next_drop(next_end.size(), n);   // closing bracket per depth
+    std::vector<std::size_t> next_comma(next_end.size(), n);  // `,` per depth
+    std::size_t next_semicolon = n;
+    for (std::size_t k = n; k-- > 0;) {
+      const std::size_t d = static_cast<std::size_t>(depth[k] - *low);
+      if (is(k, ">>>")) next_end[d] = k;
+      if (bracket_weight(k) < 0) next_drop[d] = k;
+      if (is(k, ",")) next_comma[d] = k;
+      if (is(k, ";")) next_semicolon = k;
+      if (k == 0 || !is(k - 1, "<<<")) continue;
+      LaunchSyntax& l = launch_syntax_[k - 1];
+      const std::size_t stop = std::min({next_end[d], next_drop[d], next_semicolon});
+      if (stop < n && stop == next_end[d]) l.config_end = stop;
+      l.two_or_more = next_comma[d] < stop;
+    }
+  }
+
+  // The first token of `[::]NAME[::NAME...]` ending at `j`, or npos when no name ends there.
+  std::size_t qualified_name_ending(std::size_t j) const {
     if (toks_[j].kind != TokenKind::Identifier) return std::string::npos;
     while (j >= 2 && is(j - 1, "::") && toks_[j - 2].kind == TokenKind::Identifier) j -= 2;
     if (j >= 1 && is(j - 1, "::")) --j;  // ::kern
@@ -330,35 +420,24 @@ class Rewriter {
       unsupported(open.line, "a kernel launch inside device code (dynamic parallelism)");
       return;
     }
-    const std::size_t start = callee_start(i);
-    if (start == std::string::npos) {
+    const LaunchSyntax& l = launch_syntax_.at(i);
+    if (l.callee == std::string::npos) {
       problem(open.line, "cannot read the kernel name before `<<<`");
       return;
     }
-    // The configuration runs to the first `>>>` outside brackets.
-    int d = 0, args = 1;
-    std::size_t j = i + 1;
-    for (; j < toks_.size(); ++j) {
-      const std::string s = text(j);
-      if (d == 0 && s == ">>>") break;
-      if (s == "(" || s == "[" || s == "{") ++d;
-      else if (s == ")" || s == "]" || s == "}") --d;
-      else if (s == "," && d == 0) ++args;
-      if (d < 0 || s == ";") break;
-    }
-    if (j >= toks_.size() || !is(j, ">>>")) {
+    if (l.config_end == std::string::npos) {
       problem(open.line, "unterminated kernel launch configuration (no matching `>>>`)");
       return;
     }
-    if (j == i + 1 || args < 2) {
+    if (l.config_end == i + 1 || !l.two_or_more) {
       problem(open.line, "a kernel launch needs 2 to 4 configuration arguments inside <<< >>> (grid, block, "
                          "shared memory bytes, stream)");
       return;
     }
     ++launches_;
-    edits_.push_back({toks_[start].offset, 0, "::cudacpu::launch("});
+    edits_.push_back({toks_[l.callee].offset, 0, "::cudacpu::launch("});
     edits_.push_back({open.offset, open.length, ", "});
-    edits_.push_back({toks_[j].offset, toks_[j].length, ")"});
+    edits_.push_back({toks_[l.config_end].offset, toks_[l.config_end].length, ")"});
   }
 
   std::string emit() {
@@ -387,6 +466,9 @@ class Rewriter {
   std::vector<Edit> edits_;
   std::vector<std::string> problems_;
   std::set<std::string> seen_;
+  const std::vector<std::size_t> parens_;  // the `)` matching each `(` (match_brackets)
+  std::unordered_map<std::size_t, LaunchSyntax> launch_syntax_;  // by the index of its `<<<`
+  std::size_t declaration_read_to_ = 0;  // where the last file-scope `__device__` declaration's reading stopped
   int launches_ = 0;
   int depth_ = 0;
   bool pending_device_ = false;  // saw __global__/__device__; its body may follow

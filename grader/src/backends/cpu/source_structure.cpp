@@ -2,6 +2,7 @@
 // tokenizer so comments, literals and line numbers are handled the same way.
 #include "backends/cpu/source_structure.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <vector>
@@ -15,22 +16,6 @@ namespace {
 struct Span {
   std::size_t begin = 0, end = 0;
 };
-
-bool is_punct(const std::string& src, const Token& t, const char* p) {
-  return t.kind == TokenKind::Punct && token_text(src, t) == p;
-}
-
-// Index of the token closing the bracket opened at `open`, or tokens.size().
-std::size_t matching(const std::string& src, const std::vector<Token>& toks, std::size_t open, const char* o,
-                     const char* c) {
-  int depth = 0;
-  for (std::size_t i = open; i < toks.size(); ++i) {
-    if (toks[i].in_directive) continue;
-    if (is_punct(src, toks[i], o)) ++depth;
-    if (is_punct(src, toks[i], c) && --depth == 0) return i;
-  }
-  return toks.size();
-}
 
 bool is_barrier(const std::string& name) {
   return name == "__syncthreads" || name == "__syncthreads_count" || name == "__syncthreads_and" ||
@@ -46,7 +31,9 @@ bool is_statement_keyword(const std::string& w) {
 
 class SourceScan {
  public:
-  explicit SourceScan(const std::string& src) : src_(src), toks_(tokenize_cuda(src)) {
+  explicit SourceScan(const std::string& src)
+      : src_(src), toks_(tokenize_cuda(src)), next_unread_(toks_.size() + 1) {
+    for (std::size_t i = 0; i < next_unread_.size(); ++i) next_unread_[i] = i;
     index_functions();
     index_macros();
   }
@@ -59,7 +46,7 @@ class SourceScan {
       return r;
     }
     r.found_kernel = true;
-    visit_function("mysgemm");
+    walk_from("mysgemm");
     r.uses_shared = shared_line_ > 0;
     r.uses_barrier = barrier_line_ > 0;
     auto where = [](int line) { return "kernel.cu:" + std::to_string(line); };
@@ -72,19 +59,21 @@ class SourceScan {
   }
 
  private:
+  std::string name(std::size_t i) const { return token_spelling(src_, toks_[i]); }
+
   // Every function definition at any nesting: NAME ( ... ) [qualifiers] { ... }.
   void index_functions() {
+    const std::vector<std::size_t> paren = match_brackets(src_, toks_, '(', ')', true);
+    const std::vector<std::size_t> brace = match_brackets(src_, toks_, '{', '}', true);
     for (std::size_t i = 0; i + 1 < toks_.size(); ++i) {
       const Token& t = toks_[i];
-      if (t.in_directive || t.kind != TokenKind::Identifier || !is_punct(src_, toks_[i + 1], "(")) continue;
-      const std::size_t close = matching(src_, toks_, i + 1, "(", ")");
-      std::size_t j = close + 1;
+      if (t.in_directive || t.kind != TokenKind::Identifier || !is_punct_char(src_, toks_[i + 1], '(')) continue;
+      std::size_t j = paren[i + 1] + 1;
       // Skip what may stand between the parameters and the body (const, noexcept, -> T, ...).
       while (j < toks_.size() && !toks_[j].in_directive && toks_[j].kind == TokenKind::Identifier) ++j;
-      if (j >= toks_.size() || !is_punct(src_, toks_[j], "{")) continue;
-      const std::size_t end = matching(src_, toks_, j, "{", "}");
-      const std::string name = token_text(src_, t);
-      if (!is_statement_keyword(name) && !functions_.count(name)) functions_[name] = {j + 1, end};
+      if (j >= toks_.size() || !is_punct_char(src_, toks_[j], '{')) continue;
+      const std::string n = name(i);
+      if (!is_statement_keyword(n) && !functions_.count(n)) functions_[n] = {j + 1, brace[j]};
     }
   }
 
@@ -92,39 +81,64 @@ class SourceScan {
   void index_macros() {
     for (std::size_t i = 0; i + 1 < toks_.size(); ++i) {
       if (toks_[i].kind != TokenKind::Directive || token_text(src_, toks_[i]) != "define") continue;
-      const Token& name = toks_[i + 1];
-      if (!name.in_directive || name.kind != TokenKind::Identifier) continue;
+      const Token& macro = toks_[i + 1];
+      if (!macro.in_directive || macro.kind != TokenKind::Identifier) continue;
       std::size_t end = i + 2;
       while (end < toks_.size() && toks_[end].in_directive && toks_[end].kind != TokenKind::Directive) ++end;
-      macros_[token_text(src_, name)] = {i + 2, end};
+      macros_[name(i + 1)] = {i + 2, end};
     }
   }
 
-  void visit_function(const std::string& name) {
-    if (!seen_functions_.insert(name).second) return;
-    scan(functions_.at(name));
+  // The first token at or after i not yet read (a union-find over read tokens, with path halving).
+  std::size_t unread_from(std::size_t i) {
+    while (next_unread_[i] != i) i = next_unread_[i] = next_unread_[next_unread_[i]];
+    return i;
   }
 
-  void scan(Span span) {
-    for (std::size_t i = span.begin; i < span.end && i < toks_.size(); ++i) {
-      const Token& t = toks_[i];
-      if (t.kind != TokenKind::Identifier) continue;
-      const std::string name = token_text(src_, t);
-      const bool called = i + 1 < toks_.size() && is_punct(src_, toks_[i + 1], "(");
-      if (name == "__shared__") {
-        if (!shared_line_) shared_line_ = t.line;
-      } else if (is_barrier(name) && called) {
-        if (!barrier_line_) barrier_line_ = t.line;
-      } else if (macros_.count(name) && seen_macros_.insert(name).second) {
-        scan(macros_.at(name));
-      } else if (called && functions_.count(name)) {
-        visit_function(name);
+  // Reads mysgemm's body depth first: a called function or a used macro is
+  // read where it is met, once. A token already read is skipped, since
+  // reading it again changes nothing; so nested definitions cost no
+  // rescans, and a stack instead of recursion bears any depth of calls.
+  void walk_from(const std::string& kernel) {
+    std::vector<Span> reading;
+    seen_functions_.insert(kernel);
+    reading.push_back(functions_.at(kernel));
+    while (!reading.empty() && !(shared_line_ && barrier_line_)) {
+      const std::size_t i = unread_from(std::min(reading.back().begin, toks_.size()));
+      if (i >= reading.back().end || i >= toks_.size()) {
+        reading.pop_back();
+        continue;
       }
+      reading.back().begin = i + 1;
+      if (read(i, reading)) next_unread_[i] = i + 1;
     }
+  }
+
+  // One token of a body: pushes what it makes read next. False when
+  // meeting the token again would still do something (a name that is both
+  // a macro, read now, and a function called).
+  bool read(std::size_t i, std::vector<Span>& reading) {
+    const Token& t = toks_[i];
+    if (t.kind != TokenKind::Identifier) return true;
+    const std::string n = name(i);
+    const bool called = i + 1 < toks_.size() && is_punct_char(src_, toks_[i + 1], '(');
+    const bool function = called && functions_.count(n) > 0;
+    if (n == "__shared__") {
+      if (!shared_line_) shared_line_ = t.line;
+    } else if (is_barrier(n) && called) {
+      if (!barrier_line_) barrier_line_ = t.line;
+    } else if (macros_.count(n) && seen_macros_.insert(n).second) {
+      reading.push_back(macros_.at(n));
+      return !function;
+    } else if (function && seen_functions_.insert(n).second) {
+      reading.push_back(functions_.at(n));
+    }
+    return true;
   }
 
   const std::string& src_;
   std::vector<Token> toks_;
+  std::vector<std::size_t> next_unread_;  // toks_.size() + 1 entries: the last one is the end
   std::map<std::string, Span> functions_;
   std::map<std::string, Span> macros_;
   std::set<std::string> seen_functions_, seen_macros_;

@@ -1,8 +1,8 @@
 // The lists behind unsupported.h.
 #include "backends/cpu/unsupported.h"
 
-#include <algorithm>
 #include <iterator>
+#include <unordered_set>
 
 namespace sg {
 namespace {
@@ -51,7 +51,10 @@ bool starts_with(const std::string& s, const std::string& prefix) { return s.com
 
 bool unsupported_identifier(const std::string& name, const std::string& next) {
   if (name == "texture" || name == "surface") return next == "<";
-  if (std::find(std::begin(kNames), std::end(kNames), name) != std::end(kNames)) return true;
+  // Asked of every identifier of a submission: one look-up, not a walk through the lists.
+  static const std::unordered_set<std::string> kNameSet(std::begin(kNames), std::end(kNames));
+  if (kNameSet.count(name)) return true;
+  if (!starts_with(name, "atomic")) return false;
   for (const std::string base : kAtomics) {
     if (!starts_with(name, base)) continue;
     const std::string scope = name.substr(base.size());
