@@ -162,6 +162,57 @@ TEST_F(GradeCli, FolderWithTwoKernelsIsGradedZeroWithTheReason) {
   EXPECT_NE(j.dump().find("more than one kernel.cu"), std::string::npos);
 }
 
+// What students read names the suite and the submission by file name: neither
+// this test's folder nor the kit's, for a kernel that passes and for one whose
+// compile error runs through the CPU layer's headers (in the kit's folder).
+TEST_F(GradeCli, ReportsNameNoFolderOfTheMachine) {
+  std::ifstream ref(std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu");
+  std::stringstream text;
+  text << ref.rdbuf();
+  std::string broken = text.str();
+  const std::string barrier = "__syncthreads();";
+  ASSERT_NE(broken.find(barrier), std::string::npos);
+  broken.replace(broken.find(barrier), barrier.size(), "__syncthreads(1);");
+  fs::create_directories(dir_ / "alice");
+  fs::create_directories(dir_ / "carol");
+  std::ofstream(dir_ / "alice/kernel.cu") << text.str();
+  std::ofstream(dir_ / "carol/kernel.cu") << broken;
+  for (const char* who : {"alice", "carol"}) {
+    const fs::path out = dir_ / "out" / who;
+    const Ran r = grade("--seed 5 --suite '" + std::string(SG_SOURCE_ROOT) + "/testcases/smoke.yaml' --out '" +
+                        out.string() + "' '" + (dir_ / who / "kernel.cu").string() + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const char* file : {"results.json", "report.md", "report.html"}) {
+      std::ifstream f(out / file);
+      std::stringstream ss;
+      ss << f.rdbuf();
+      const std::string report = ss.str();
+      ASSERT_FALSE(report.empty()) << who << "/" << file;
+      EXPECT_EQ(report.find(dir_.string()), std::string::npos) << who << "/" << file << ":\n" << report;
+      EXPECT_EQ(report.find(SG_SOURCE_ROOT), std::string::npos) << who << "/" << file << ":\n" << report;
+      if (std::string(file) == "report.md") {
+        EXPECT_EQ(report.rfind(std::string("# SGEMM grading report: ") + who + "\n", 0), 0u) << report;
+      }
+    }
+  }
+}
+
+// A binary uploaded as kernel.cu is called what it is, not a compile error.
+TEST_F(GradeCli, BinaryUploadIsCalledWhatItIs) {
+  std::ofstream(dir_ / "kernel.cu", std::ios::binary) << std::string("\x7f" "ELF\x02\x01\x01") + std::string(200, '\0');
+  const Ran r = grade("--suite '" + std::string(SG_SOURCE_ROOT) + "/testcases/smoke.yaml' --out '" +
+                      (dir_ / "out").string() + "' '" + (dir_ / "kernel.cu").string() + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream f(dir_ / "out/results.json");
+  const nlohmann::json j = nlohmann::json::parse(f);
+  EXPECT_EQ(j["extra_data"]["state"], "invalid submission") << j.dump(1);
+  const std::string out = j["output"];
+  EXPECT_NE(out.substr(0, out.find('\n')).find("kernel.cu is not a text file (it looks like an ELF binary)"),
+            std::string::npos)
+      << "the reason opens the output:\n" << out;
+  EXPECT_EQ(j.dump().find("compile error"), std::string::npos) << j.dump(1);
+}
+
 }  // namespace
 
 namespace {

@@ -5,6 +5,9 @@
 #include <fstream>
 #include <unistd.h>
 
+#include <string>
+#include <vector>
+
 #include "services/submission.h"
 
 namespace fs = std::filesystem;
@@ -47,6 +50,47 @@ TEST_F(Submissions, ProblemsAreNamed) {
   EXPECT_NE(sg::locate_submission(root_.string()).problem.find("more than one kernel.cu"), std::string::npos);
   write("empty/kernel.cu", "");
   EXPECT_NE(sg::locate_submission((root_ / "empty/kernel.cu").string()).problem.find("empty"), std::string::npos);
+}
+
+// An upload that is not source text is called what it is, never handed to a
+// compiler (whose errors would call it the student's compile error).
+TEST_F(Submissions, BinaryUploadsAreCalledWhatTheyAre) {
+  auto problem = [&](const std::string& bytes) {
+    fs::remove_all(root_ / "kernel.cu");
+    std::ofstream(root_ / "kernel.cu", std::ios::binary) << bytes;
+    return sg::locate_submission((root_ / "kernel.cu").string()).problem;
+  };
+  const std::string zeros(64, '\0');
+  EXPECT_EQ(problem("\x7f" "ELF\x02\x01\x01" + zeros), "kernel.cu is not a text file (it looks like an ELF binary)");
+  EXPECT_EQ(problem("PK\x03\x04\x14" + zeros), "kernel.cu is not a text file (it looks like a zip archive)");
+  EXPECT_EQ(problem("\x1f\x8b\x08" + zeros), "kernel.cu is not a text file (it looks like a gzip archive)");
+  EXPECT_NE(problem("int x;\n" + zeros + "int y;\n").find("kernel.cu is not a text file"), std::string::npos);
+  EXPECT_NE(problem(std::string("\xff\xfe/\0/\0 \0x\0", 10)).find("UTF-16"), std::string::npos);
+  // Text in another 8-bit encoding, or with a stray form feed, is still source text.
+  EXPECT_EQ(problem("// caf\xe9 na\xefve\n\fint x;\n"), "");
+  // A folder's kernel.cu is named by its place in the folder.
+  fs::remove_all(root_ / "kernel.cu");
+  write("src/kernel.cu", "\x7f" "ELF" + zeros);
+  EXPECT_EQ(sg::locate_submission(root_.string()).problem,
+            "src/kernel.cu is not a text file (it looks like an ELF binary)");
+}
+
+// What cannot be graded is told by names within the submission, never by the
+// TA's folders (students read it).
+TEST_F(Submissions, ProblemsNameNoFolderOfTheMachine) {
+  write("readme.txt", "hi");
+  std::vector<std::string> problems = {sg::locate_submission(root_.string()).problem};
+  write("one/kernel.cu", "x");
+  write("two/kernel.cu", "y");
+  problems.push_back(sg::locate_submission(root_.string()).problem);
+  write("empty/kernel.cu", "");
+  problems.push_back(sg::locate_submission((root_ / "empty/kernel.cu").string()).problem);
+  for (const auto& p : problems) {
+    EXPECT_FALSE(p.empty());
+    EXPECT_EQ(p.find(root_.string()), std::string::npos) << p;
+  }
+  EXPECT_NE(problems[1].find("one/kernel.cu"), std::string::npos) << problems[1];
+  EXPECT_EQ(problems[2], "kernel.cu is empty");
 }
 
 TEST_F(Submissions, HiddenAndArchiveDebrisIgnored) {

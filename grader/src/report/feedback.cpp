@@ -84,6 +84,8 @@ bool gradescope_passed(const TestResult& t) {
   return t.score >= t.max_score;
 }
 
+std::string score_text(const GradeResult& r) { return num(r.score(), 2) + " / " + num(r.max_score(), 2); }
+
 std::string pass_count_text(const GradeResult& r) {
   int passed = 0, measured = 0, unmeasured = 0;
   for (const auto& t : r.tests) {
@@ -115,6 +117,7 @@ std::string seed_text(const GradeResult& r) {
 
 std::string build_text(const GradeResult& r) {
   if (r.state == GradeState::CompileError) return "failed: compile error (see the compiler output)";
+  if (r.state == GradeState::InvalidSubmission) return "not attempted";
   if (r.compile_time > 0) return "ok (" + num(r.compile_time, 1) + " s)";
   if (r.state == GradeState::InternalError) return "unknown (the grader stopped with an internal error)";
   return "ok";

@@ -26,6 +26,9 @@ bool not_measured(const TestResult& t);
 // (never one that was not measured).
 bool gradescope_passed(const TestResult& t);
 
+// "19.5 / 37": the points scored of those possible.
+std::string score_text(const GradeResult& r);
+
 // "4 of 20 tests passed, 4 not measured": counts over the measured tests.
 std::string pass_count_text(const GradeResult& r);
 

@@ -7,6 +7,8 @@
 
 #include "words/case_report.h"
 #include "report/feedback.h"
+#include "report/lead.h"
+#include "report/shown_paths.h"
 #include "report/student_view.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
@@ -30,7 +32,8 @@ constexpr char kStyle[] =
     ".passed{color:#1a7f37}.partial{color:#9a6700}.failed{color:#b42318}.not-measured{color:#777}"
     "svg text{font-size:12px;fill:#222}.wrong{fill:#d9534f}.right{fill:#5cb85c}.edge{stroke:#222;stroke-width:2;"
     "stroke-dasharray:3 2}.bar{fill:#9bb5de}.you{fill:#2c5aa0}pre{background:#f6f6f6;padding:.6em;overflow:auto}"
-    "section.case{border-top:1px solid #ddd;margin-top:1.5em}";
+    "section.case{border-top:1px solid #ddd;margin-top:1.5em}"
+    "#lead{border-left:4px solid #b42318;padding:.2em 1em;margin:1em 0}";
 
 std::string status_class(const TestResult& t) {
   if (report::not_measured(t)) return "not-measured";
@@ -54,7 +57,7 @@ std::string summary_table(const GradeResult& r) {
   row("Seed", xml_escape(report::seed_text(r)));
   row("Build", xml_escape(report::build_text(r)));
   row("State", xml_escape(to_string(r.state)));
-  row("Score", "<strong id=\"score\">" + num(r.score(), 2) + " / " + num(r.max_score(), 2) + "</strong> (" +
+  row("Score", "<strong id=\"score\">" + report::score_text(r) + "</strong> (" +
                    xml_escape(report::pass_count_text(r)) + ")");
   if (r.leaderboard_gflops) row("Best correct GFLOP/s", num(*r.leaderboard_gflops, 1));
   return h + "</table>\n";
@@ -63,7 +66,14 @@ std::string summary_table(const GradeResult& r) {
 std::string tests_table(const GradeResult& r) {
   std::string h = "<table id=\"tests\">\n<tr><th>Test</th><th>Size (m x k x n)</th><th>Status</th><th>Score</th>"
                   "<th>Verdict</th></tr>\n";
+  std::string folded;
+  int rows = 0;
   for (const auto& t : r.tests) {
+    if (report::folded(r, t)) {
+      folded += (folded.empty() ? "" : ", ") + xml_escape(t.name);
+      continue;
+    }
+    ++rows;
     const std::string cls = status_class(t);
     std::string name = xml_escape(t.name);
     if (t.visibility == Visibility::Hidden) name += " (hidden)";
@@ -72,7 +82,22 @@ std::string tests_table(const GradeResult& r) {
          (report::not_measured(t) ? std::string("-") : num(t.score, 2) + " / " + num(t.max_score, 2)) + "</td><td>" +
          xml_escape(t.verdict) + "</td></tr>\n";
   }
-  return h + "</table>\n";
+  h = rows > 0 ? h + "</table>\n" : "";
+  // The tests the grading's stop kept from running: one line, not a row each.
+  if (!folded.empty())
+    h += "<p id=\"not-run\">" + xml_escape(report::lead_of(r)->not_run) + " (" + folded + ").</p>\n";
+  return h;
+}
+
+// A grading whose tests could not run opens with why (report/lead.h).
+std::string lead_block(const GradeResult& r) {
+  const auto lead = report::lead_of(r);
+  if (!lead) return "";
+  std::string h = "<div id=\"lead\">\n<p class=\"failed\"><strong>" + xml_escape(lead->headline) + "</strong></p>\n";
+  if (!lead->first_errors.empty()) h += "<pre id=\"first-errors\">" + xml_escape(lead->first_errors) + "</pre>\n";
+  h += "<p><strong>" + xml_escape(lead->score) + ".</strong>" +
+       (lead->not_run.empty() ? "" : " " + xml_escape(lead->not_run) + ".") + "</p>\n</div>\n";
+  return h;
 }
 
 // C's output tiles as a grid of squares: red where some element is wrong. The
@@ -182,7 +207,8 @@ std::string timing_block(const Timing& tm) {
 std::string case_sections(const GradeResult& r) {
   std::string h;
   for (const auto& t : r.tests) {
-    const bool failing = t.status == Status::Failed && (t.comparison || !t.diagnoses.empty() || !t.detail.empty());
+    const bool failing = t.status == Status::Failed && !report::folded(r, t) &&
+                         (t.comparison || !t.diagnoses.empty() || !t.detail.empty());
     if (!failing && !t.timing) continue;
     h += "<section class=\"case\" id=\"" + xml_attr(report::url_segment(t.name)) + "\">\n<h3>" + xml_escape(t.name);
     if (!report::size_text(t).empty()) h += " (" + report::size_text(t) + ")";
@@ -209,11 +235,11 @@ std::string case_sections(const GradeResult& r) {
 
 }  // namespace
 
-std::string report_html(const GradeResult& r) {
-  const std::string who = r.student.empty() ? r.submission : r.student;
+std::string report_html(const GradeResult& given) {
+  const GradeResult r = report::as_shown(given);
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>SGEMM report: " +
-                  xml_escape(who) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  h += "<h1>SGEMM grading report: " + xml_escape(who) + "</h1>\n";
+                  xml_escape(r.student) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
+  h += "<h1>SGEMM grading report: " + xml_escape(r.student) + "</h1>\n" + lead_block(r);
   if (r.state == GradeState::InternalError)
     h += "<p class=\"failed\">The grader itself failed on this submission; the score is not a verdict on the "
          "code.</p>\n";
@@ -226,7 +252,7 @@ std::string report_html(const GradeResult& r) {
     for (const auto& n : r.notes) h += "<li>" + xml_escape(report::clean_text(n)) + "</li>\n";
     h += "</ul>\n";
   }
-  if (!r.build_log.empty())
+  if (!r.build_log.empty() && !report::build_log_repeats_lead(r))
     h += "<h2>" + std::string(r.state == GradeState::CompileError ? "Compile error" : "Compiler output") +
          "</h2>\n<pre id=\"build-log\">" + xml_escape(report::cap_text(report::clean_text(r.build_log), kOutputCap)) +
          "</pre>\n";

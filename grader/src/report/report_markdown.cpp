@@ -3,6 +3,8 @@
 
 #include "words/case_report.h"
 #include "report/feedback.h"
+#include "report/lead.h"
+#include "report/shown_paths.h"
 #include "report/student_view.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
@@ -22,8 +24,20 @@ std::string row(std::initializer_list<std::string> cells) {
   return s + "\n";
 }
 
+// A grading whose tests could not run opens with why (report/lead.h).
+void lead_block(const GradeResult& r, std::string& md) {
+  const auto lead = report::lead_of(r);
+  if (!lead) return;
+  // A fence may interrupt a paragraph: the errors follow the headline at once.
+  md += "**" + md_cell(lead->headline) + "**\n";
+  if (!lead->first_errors.empty()) md += report::md_fence(lead->first_errors);
+  md += "\n**" + md_cell(lead->score) + ".**" + (lead->not_run.empty() ? "" : " " + md_cell(lead->not_run) + ".") +
+        "\n\n";
+}
+
 void header(const GradeResult& r, std::string& md) {
-  md += "# SGEMM grading report: " + md_cell(r.student.empty() ? r.submission : r.student) + "\n\n";
+  md += "# SGEMM grading report: " + md_cell(r.student) + "\n\n";
+  lead_block(r, md);
   md += row({"", ""}) + "|---|---|\n";
   md += row({"Submission", md_cell(r.submission)});
   md += row({"Suite", md_cell(r.suite_name) + " (" + md_cell(r.suite_path) + ")"});
@@ -33,7 +47,7 @@ void header(const GradeResult& r, std::string& md) {
   md += row({"Seed", report::seed_text(r)});
   md += row({"Build", md_cell(report::build_text(r))});
   md += row({"State", md_cell(to_string(r.state))});
-  md += row({"Score", "**" + num(r.score(), 2) + " / " + num(r.max_score(), 2) + "**"});
+  md += row({"Score", "**" + report::score_text(r) + "**"});
   if (r.leaderboard_gflops) md += row({"Best correct GFLOP/s", num(*r.leaderboard_gflops, 1)});
   md += row({"Grading time", num(r.execution_time, 1) + " s"});
   md += "\n";
@@ -48,9 +62,18 @@ void test_table(const GradeResult& r, std::string& md) {
     md += "No test was run.\n\n";
     return;
   }
-  md += row({"Test", "Size (m x k x n)", "Status", "Score", "Verdict", "GFLOP/s", "Speedup"});
-  md += "|---|---|---|---:|---|---:|---:|\n";
+  std::string folded;
+  bool any_row = false;
   for (const auto& t : r.tests) {
+    if (report::folded(r, t)) {
+      folded += (folded.empty() ? "" : ", ") + md_cell(t.name);
+      continue;
+    }
+    if (!any_row) {
+      md += row({"Test", "Size (m x k x n)", "Status", "Score", "Verdict", "GFLOP/s", "Speedup"});
+      md += "|---|---|---|---:|---|---:|---:|\n";
+      any_row = true;
+    }
     std::string name = md_cell(t.name);
     if (t.visibility == Visibility::Hidden) name += " (hidden)";
     std::string gflops = "", speedup = "";
@@ -62,7 +85,9 @@ void test_table(const GradeResult& r, std::string& md) {
     md += row({name, report::size_text(t), report::status_word(t.status),
                measured ? num(t.score, 2) + " / " + num(t.max_score, 2) : "-", md_cell(t.verdict), gflops, speedup});
   }
-  md += "\n";
+  if (any_row) md += "\n";
+  // The tests the grading's stop kept from running: one line, not a row each.
+  if (!folded.empty()) md += md_cell(report::lead_of(r)->not_run) + " (" + folded + ").\n\n";
 }
 
 void comparison_section(const Comparison& c, std::string& md) {
@@ -89,7 +114,7 @@ void comparison_section(const Comparison& c, std::string& md) {
 void failure_sections(const GradeResult& r, std::string& md) {
   bool any = false;
   for (const auto& t : r.tests) {
-    if (t.status != Status::Failed) continue;
+    if (t.status != Status::Failed || report::folded(r, t)) continue;
     if (!any) md += "## Failing tests\n\n";
     any = true;
     md += "### " + md_cell(t.name);
@@ -166,7 +191,7 @@ void text_sections(const GradeResult& r, std::string& md) {
     for (const auto& n : r.notes) md += "- " + md_cell(n) + "\n";
     md += "\n";
   }
-  if (!r.build_log.empty()) {
+  if (!r.build_log.empty() && !report::build_log_repeats_lead(r)) {
     md += r.state == GradeState::CompileError ? "## Compile error\n\n" : "## Compiler output\n\n";
     md += report::md_fence(report::cap_text(report::clean_text(r.build_log), kOutputCap)) + "\n";
   }
@@ -179,7 +204,8 @@ void text_sections(const GradeResult& r, std::string& md) {
 
 }  // namespace
 
-std::string report_markdown(const GradeResult& r) {
+std::string report_markdown(const GradeResult& given) {
+  const GradeResult r = report::as_shown(given);
   std::string md;
   header(r, md);
   test_table(r, md);

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "report/feedback.h"
+#include "report/lead.h"
+#include "report/shown_paths.h"
 #include "report/student_view.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
@@ -108,19 +110,29 @@ Json test_extra(const TestResult& t) {
   return e;
 }
 
+// A grading whose tests could not run opens with why (report/lead.h): Gradescope shows this text first.
+std::string lead_text(const GradeResult& r) {
+  const auto lead = report::lead_of(r);
+  if (!lead) return "";
+  std::string s = lead->headline + "\n" + lead->first_errors;
+  s += lead->score + "\n";
+  if (!lead->not_run.empty()) s += lead->not_run + "\n";
+  return s + "\n";
+}
+
 std::string summary_output(const GradeResult& r) {
   using report::clean_line;
   bool has_unmeasured = false;
   for (const auto& t : r.tests) has_unmeasured |= report::not_measured(t);
-  std::string s = "SGEMM grader, suite " + clean_line(r.suite_name) + " (" +
-                  clean_line(r.suite_path) + ")\n";
+  const bool led = r.state != GradeState::Graded;
+  std::string s = lead_text(r);
+  s += "SGEMM grader, suite " + clean_line(r.suite_name) + " (" + clean_line(r.suite_path) + ")\n";
   s += "Submission: " + clean_line(r.student) + " (" + clean_line(r.submission) + ")\n";
   s += "Backend: " + report::backend_name(r) + ", device: " + clean_line(r.device) + "\n";
   s += "Seed: " + report::seed_text(r) + "\n";
   s += "Build: " + report::build_text(r) + "\n";
-  if (r.state != GradeState::Graded) s += "State: " + std::string(to_string(r.state)) + "\n";
-  s += "Score: " + report::num(r.score(), 2) + " / " + report::num(r.max_score(), 2) + " (" +
-       report::pass_count_text(r) + ")\n";
+  if (!led)  // else the lead said the state and the score
+    s += "Score: " + report::score_text(r) + " (" + report::pass_count_text(r) + ")\n";
   if (r.leaderboard_gflops)
     s += "Best correct throughput: " + report::num(*r.leaderboard_gflops, 1) + " GFLOP/s\n";
   if (has_unmeasured)
@@ -129,7 +141,7 @@ std::string summary_output(const GradeResult& r) {
   if (r.state == GradeState::InternalError)
     s += "The grader itself failed; this is not a verdict on your code. Please tell the course staff.\n";
   for (const auto& n : r.notes) s += "Note: " + clean_line(n) + "\n";
-  if (!r.build_log.empty())
+  if (!r.build_log.empty() && !report::build_log_repeats_lead(r))
     s += "\nCompiler output:\n" + report::cap_text(report::clean_text(r.build_log), kOutputCap);
   // Students read this at once: output from the first hidden case on waits (report/student_view.h).
   const report::OutputParts output = report::split_output(r);
@@ -153,7 +165,8 @@ std::string test_output(const GradeResult& r, const TestResult& t) {
 
 }  // namespace
 
-std::string results_json(const GradeResult& r) {
+std::string results_json(const GradeResult& given) {
+  const GradeResult r = report::as_shown(given);
   Json tests = Json::array();
   Json extra_tests = Json::array();
   int group_count[5] = {0, 0, 0, 0, 0};

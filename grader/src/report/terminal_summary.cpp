@@ -4,8 +4,12 @@
 #include <algorithm>
 #include <cstdlib>
 #include <ostream>
+#include <sstream>
+#include <vector>
 
 #include "report/feedback.h"
+#include "report/lead.h"
+#include "report/shown_paths.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 
@@ -48,43 +52,58 @@ std::string note(const TestResult& t) {
     return s;
   }
   if (t.status == Status::Passed) return "";
-  return report::clean_line(t.verdict);
+  return report::note_within(report::clean_line(t.verdict), kNoteMax);
+}
+
+// A grading whose tests could not run opens with why (report/lead.h), in full:
+// the terminal never cuts it.
+void print_lead(const GradeResult& r, std::ostream& out, bool color) {
+  const auto lead = report::lead_of(r);
+  if (!lead) return;
+  const std::string red = color ? colour(Status::Failed) : "", reset = color ? "\x1b[0m" : "";
+  out << red << lead->headline << reset << "\n";
+  std::istringstream errors(lead->first_errors);
+  for (std::string line; std::getline(errors, line);) out << "  " << line << "\n";
+  out << lead->score;
+  if (!lead->not_run.empty()) out << "; " << lead->not_run;
+  out << "\n";
 }
 
 }  // namespace
 
-void print_summary(const GradeResult& r, std::ostream& out, bool color) {
+void print_summary(const GradeResult& given, std::ostream& out, bool color) {
+  const GradeResult r = report::as_shown(given);
   const std::string bold = color ? "\x1b[1m" : "", reset = color ? "\x1b[0m" : "";
   out << bold << "SGEMM grader: " << report::clean_line(r.student) << reset << " (suite "
       << report::clean_line(r.suite_name) << ", " << report::backend_name(r) << " backend, "
       << report::clean_line(r.device) << ")\n";
+  print_lead(r, out, color);
   if (!r.sandbox.empty()) out << report::clean_line(r.sandbox) << "\n";
-  if (r.state != GradeState::Graded) {
-    out << (color ? colour(Status::Failed) : "") << "state: " << to_string(r.state)
-        << reset << "\n";
-  }
 
+  // The tests the lead's not-run line stands for get no row of their own.
+  std::vector<const TestResult*> shown;
+  for (const auto& t : r.tests)
+    if (!report::folded(r, t)) shown.push_back(&t);
   std::size_t name_w = 4;
   std::vector<std::string> names;
-  for (const auto& t : r.tests) {
-    names.push_back(report::fit_width(report::clean_line(t.name), kNameMax));
+  for (const TestResult* t : shown) {
+    names.push_back(report::fit_width(report::clean_line(t->name), kNameMax));
     name_w = std::max(name_w, report::display_width(names.back()));
   }
   std::vector<std::string> scores;
   std::size_t score_w = 5;
-  for (const auto& t : r.tests) {
-    scores.push_back(report::not_measured(t) ? "-" : report::num(t.score, 2) + "/" + report::num(t.max_score, 2));
+  for (const TestResult* t : shown) {
+    scores.push_back(report::not_measured(*t) ? "-" : report::num(t->score, 2) + "/" + report::num(t->max_score, 2));
     score_w = std::max(score_w, scores.back().size());
   }
   const std::string total = report::num(r.score(), 2) + "/" + report::num(r.max_score(), 2);
   score_w = std::max(score_w, total.size());
 
-  out << "  " << pad("Test", name_w) << "  Status  " << pad("Score", score_w) << "  Note\n";
-  for (std::size_t i = 0; i < r.tests.size(); ++i) {
-    const TestResult& t = r.tests[i];
+  if (!shown.empty()) out << "  " << pad("Test", name_w) << "  Status  " << pad("Score", score_w) << "  Note\n";
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const TestResult& t = *shown[i];
     out << "  " << pad(names[i], name_w) << "  " << (color ? colour(t.status) : "") << label(t.status)
-        << reset << "    " << pad(scores[i], score_w) << "  "
-        << report::fit_width(note(t), kNoteMax) << "\n";
+        << reset << "    " << pad(scores[i], score_w) << "  " << note(t) << "\n";
   }
   out << "  " << bold << pad("Total", name_w) << "          " << pad(total, score_w) << reset << "  "
       << report::pass_count_text(r) << "\n";

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -21,6 +23,8 @@ constexpr int kMaxDepth = 4;
 // Checked before anything reads the submission: an honest folder holds a
 // handful of files (kMaxSourceBytes caps the kernel itself).
 constexpr std::size_t kMaxEntries = 10000;
+// How much of a kernel.cu is read to tell source text from a binary.
+constexpr std::size_t kSniffBytes = 64 * 1024;
 
 // `seen` counts every entry looked at; past kMaxEntries the walk stops.
 void find_kernels(const fs::path& dir, int depth, std::vector<fs::path>& found, std::size_t& seen) {
@@ -39,16 +43,72 @@ void find_kernels(const fs::path& dir, int depth, std::vector<fs::path>& found, 
   }
 }
 
-std::string check_file(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) return p.string() + " is not a regular file";
-  if (::access(p.c_str(), R_OK) != 0) return p.string() + " cannot be read";
-  const std::uintmax_t size = fs::file_size(p, ec);
-  if (size == 0 || ec) return p.string() + " is empty";
-  if (size > kMaxSourceBytes)
-    return p.string() + " is " + std::to_string(size) + " bytes; a submission may be at most " +
-           std::to_string(kMaxSourceBytes) + " bytes (1 MiB)";
+// The kinds of file students upload by mistake, by the bytes they open with.
+struct Magic {
+  std::size_t offset;
+  std::string_view bytes;
+  const char* what;
+};
+constexpr Magic kMagics[] = {
+    {0, std::string_view("\x7f" "ELF", 4), "an ELF binary"},
+    {0, std::string_view("PK\x03\x04", 4), "a zip archive"},
+    {0, std::string_view("PK\x05\x06", 4), "a zip archive"},
+    {0, std::string_view("\x1f\x8b", 2), "a gzip archive"},
+    {0, std::string_view("BZh", 3), "a bzip2 archive"},
+    {0, std::string_view("\xfd" "7zXZ", 5), "an xz archive"},
+    {0, std::string_view("7z\xbc\xaf\x27\x1c", 6), "a 7-Zip archive"},
+    {0, std::string_view("Rar!\x1a\x07", 6), "a RAR archive"},
+    {257, std::string_view("ustar", 5), "a tar archive"},
+    {0, std::string_view("%PDF-", 5), "a PDF document"},
+    {0, std::string_view("\x89PNG", 4), "a PNG image"},
+    {0, std::string_view("\xff\xd8\xff", 3), "a JPEG image"},
+    {0, std::string_view("\xd0\xcf\x11\xe0", 4), "a Microsoft Office document"},
+    {0, std::string_view("\xcf\xfa\xed\xfe", 4), "a Mach-O binary"},
+    {0, std::string_view("\xca\xfe\xba\xbe", 4), "a Mach-O binary or Java class file"},
+};
+
+// Why the bytes a file opens with are no source text, or "": a compiler's
+// errors about a binary would read as the student's compile error.
+std::string not_text(const std::string& head) {
+  for (const Magic& m : kMagics)
+    if (head.size() >= m.offset + m.bytes.size() && head.compare(m.offset, m.bytes.size(), m.bytes) == 0)
+      return std::string("is not a text file (it looks like ") + m.what + ")";
+  if (head.compare(0, 2, "\xff\xfe") == 0 || head.compare(0, 2, "\xfe\xff") == 0)
+    return "is UTF-16 text, which the compilers do not read; save it as UTF-8";
+  // Source text has no NUL and few other control bytes (tab, newline, form feed and the like aside).
+  std::size_t controls = 0;
+  for (const char c : head) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u == 0) return "is not a text file (it holds NUL bytes, as programs and archives do)";
+    if (u < 0x20 && std::string_view("\t\n\v\f\r").find(c) == std::string_view::npos) ++controls;
+  }
+  if (controls * 20 > head.size()) return "is not a text file (it is mostly control bytes)";
   return "";
+}
+
+// `shown` names the file in the problem: by its place in the submission, as
+// students read it, never by the TA's folders.
+std::string check_file(const fs::path& p, const std::string& shown) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return shown + " is not a regular file";
+  if (::access(p.c_str(), R_OK) != 0) return shown + " cannot be read";
+  const std::uintmax_t size = fs::file_size(p, ec);
+  if (size == 0 || ec) return shown + " is empty";
+  if (size > kMaxSourceBytes)
+    return shown + " is " + std::to_string(size) + " bytes; a submission may be at most " +
+           std::to_string(kMaxSourceBytes) + " bytes (1 MiB)";
+  std::string head(kSniffBytes, '\0');
+  std::ifstream in(p, std::ios::binary);
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  const std::string why = not_text(head);
+  return why.empty() ? "" : shown + " " + why;
+}
+
+// The name a folder is known by to the student: its own, never its path.
+std::string folder_name(const fs::path& dir) {
+  const fs::path name = dir.filename().empty() ? dir.parent_path().filename() : dir.filename();
+  return name.empty() ? std::string("the submission") : "the folder " + name.string();
 }
 
 }  // namespace
@@ -60,7 +120,7 @@ LocatedSubmission locate_submission(const std::string& path) {
     throw UsageError("submission not found: " + (path.empty() ? std::string("(empty path)") : path));
   LocatedSubmission out;
   if (!fs::is_directory(p, ec)) {
-    out.problem = check_file(p);
+    out.problem = check_file(p, p.filename().string());
     if (out.problem.empty()) out.kernel = p.string();
     return out;
   }
@@ -68,16 +128,17 @@ LocatedSubmission locate_submission(const std::string& path) {
   std::size_t seen = 0;
   find_kernels(p, 0, found, seen);
   if (seen > kMaxEntries) {
-    out.problem = p.string() + " holds more than " + std::to_string(kMaxEntries) +
+    out.problem = folder_name(p) + " holds more than " + std::to_string(kMaxEntries) +
                   " files and folders; submit the kernel.cu (or a small folder holding it)";
   } else if (found.empty()) {
-    out.problem = "no kernel.cu found in " + p.string();
+    out.problem = "no kernel.cu found in " + folder_name(p);
   } else if (found.size() > 1) {
-    out.problem = "more than one kernel.cu in " + p.string() + ":";
-    for (const auto& f : found) out.problem += " " + f.string();
+    std::sort(found.begin(), found.end());
+    out.problem = "more than one kernel.cu in " + folder_name(p) + ":";
+    for (const auto& f : found) out.problem += " " + f.lexically_relative(p).string();
     out.problem += " (submit exactly one)";
   } else {
-    out.problem = check_file(found[0]);
+    out.problem = check_file(found[0], found[0].lexically_relative(p).string());
     if (out.problem.empty()) out.kernel = found[0].string();
   }
   return out;

@@ -13,7 +13,11 @@ struct UsageError : std::runtime_error {
 
 struct LocatedSubmission {
   std::string kernel;   // path of the kernel.cu to grade, empty when `problem` is set
-  std::string problem;  // why this submission cannot be graded (graded as 0 with this reason)
+  // Why this submission cannot be graded (graded as 0 with this reason): no
+  // single kernel.cu, or one that is empty, too large or not source text (an
+  // upload of a binary or an archive is called that). Files are named by their
+  // place in the submission, as students read it, never by the TA's folders.
+  std::string problem;
 };
 
 // The most a submission's kernel.cu may hold, checked before anything reads
@@ -21,7 +25,8 @@ struct LocatedSubmission {
 inline constexpr std::uintmax_t kMaxSourceBytes = 1u << 20;
 
 // Throws UsageError when `path` does not exist. A folder is searched (a few
-// levels deep, skipping hidden folders, archive debris and links) for kernel.cu.
+// levels deep, skipping hidden folders, archive debris and links) for kernel.cu;
+// the kernel.cu found is read only as far as telling source text from a binary.
 LocatedSubmission locate_submission(const std::string& path);
 
 struct SubmissionText {
