@@ -54,6 +54,10 @@ struct Bugs {
   float past_end = 0.5f;        // what reads past A and B find (NaN: a GPU's poisoned C after B)
   float stale = 0.5f;           // shared memory never loaded: GPU garbage; the CPU backend's is 0
   bool tf32 = false;            // inputs rounded to 10 mantissa bits before multiplying
+  bool a_stride_n = false;      // A indexed with n where k belongs (A[row*n + t])
+  bool a_tile_from_tx = false;  // the A tile loaded with its row from threadIdx.x: As holds the tile transposed
+  bool b_guard_m = false;       // the B tile's load checks its K index against m instead of k
+  bool store_row_squared = false;  // the store's row is blockIdx.y * blockIdx.y + threadIdx.y
 };
 
 float to_tf32(float x) {
@@ -98,9 +102,11 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
         for (auto& r : bs) std::fill(std::begin(r), std::end(r), bug.stale);
         for (int ty = 0; ty < rows_in_block; ++ty)
           for (int tx = 0; tx < T; ++tx) {
-            const long ar = row0 + ty, ac = ph * T + tx, br = ph * T + ty, bc = col0 + tx;
-            const bool a_in_range = ar < m && ac < k, b_in_range = br < k && bc < n;
-            as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * k + ac, a.size() - 1)] : bug.pad;
+            const long ar = row0 + (bug.a_tile_from_tx ? tx : ty), ac = ph * T + (bug.a_tile_from_tx ? ty : tx);
+            const long br = ph * T + ty, bc = col0 + tx;
+            const bool a_in_range = ar < m && ac < k, b_in_range = br < (bug.b_guard_m ? m : k) && bc < n;
+            const long lda = bug.a_stride_n ? n : k;
+            as[ty][tx] = (a_in_range || bug.no_load_guard) ? a[std::min<std::size_t>(ar * lda + ac, a.size() - 1)] : bug.pad;
             if (bug.b_tile_unloaded && b_in_range) continue;
             if (bug.divergent_barrier && (ar >= m || bc >= n) && ph + 1 < phases) {
               const long ahead = br + T;
@@ -117,7 +123,8 @@ std::vector<float> emulate(int m, int k, int n, const std::vector<float>& a_in,
         for (int tx = 0; tx < T; ++tx) {
           const long r = row0 + ty, col = col0 + tx;
           const bool in = (bug.row_guard_n ? r < n : r < m) && col < n;
-          if (in || bug.no_store_guard) c[std::min<std::size_t>(r * ldc + col, c.size() - 1)] = sum[ty][tx];
+          const long r_store = bug.store_row_squared ? long(by) * by + ty : r;
+          if (in || bug.no_store_guard) c[std::min<std::size_t>(r_store * ldc + col, c.size() - 1)] = sum[ty][tx];
         }
     }
   c.resize(std::size_t(m) * n);
@@ -645,6 +652,183 @@ TEST(DiagnosisHypotheses, NothingIsClaimedForACorrectKernelOrAnUnrelatedBug) {
   race_like.tf32 = true;  // reduced precision: no bug hypothesis reproduces it
   const auto p = run_case_with_data(64, 64, 64, race_like);
   for (const auto& d : p->tested) EXPECT_FALSE(is_confirmed_hypothesis(d)) << d.id << ": " << d.text;
+}
+
+// ---- issue 36, item 10: hints that tell the truth ----------------------------
+// Each hint below was offered although it does not explain the wrong
+// elements; the rule is that a hypothesis is checked against every kind of
+// element (wrong, right, unwritten, computed as NaN) before it is offered.
+
+std::string all_text(const std::vector<Diagnosis>& ds) {
+  std::string s;
+  for (const Diagnosis& d : ds) s += "[" + d.id + "] " + d.text + "\n";
+  return s;
+}
+
+// floor_phases on k_is_1: k / 16 = 0 K tiles, so C is all zeros. A stride of
+// m for A predicts row 0 right, and row 0 is wrong: not a leading dimension.
+TEST(DiagnosisTruth, NoKTilesAtAllIsNotCalledALeadingDimension) {
+  Bugs bug;
+  bug.phases_floor = true;
+  const auto r = run_case_with_data(64, 1, 48, bug);
+  ASSERT_EQ(r->evidence.first.wrong, r->evidence.first.checked);
+  ASSERT_FALSE(r->tested.empty());
+  for (const Diagnosis& d : r->tested) EXPECT_NE(d.id.rfind("ld.", 0), 0u) << all_text(r->tested);
+  EXPECT_EQ(r->tested[0].id, "zeros.exact") << all_text(r->tested);
+  EXPECT_NE(r->tested[0].text.find("k / TILE_SIZE = 0"), std::string::npos) << r->tested[0].text;
+}
+
+// no_load_bounds on a GPU whose memory past A and B holds the bytes 0x4F: the
+// 4 padding terms of m_is_1 add 4 * 3.47808e9^2 to every element, a number
+// no 64-bit integer holds.
+TEST(DiagnosisTruth, AHugeConstantOffsetIsPrintedAsANumber) {
+  Bugs bug;
+  bug.no_load_guard = true;
+  const std::uint32_t bits = 0x4F4F4F4Fu;
+  std::memcpy(&bug.past_end, &bits, sizeof bits);
+  const auto r = run_case_with_data(1, 300, 200, bug);
+  ASSERT_EQ(r->evidence.first.wrong, r->evidence.first.checked);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "padding.nonzero") << all_text(r->tested);
+  const std::string& t = r->tested[0].text;
+  EXPECT_EQ(t.find("-9223372036854775808"), std::string::npos) << t;
+  EXPECT_NE(t.find("e+19"), std::string::npos) << t;
+  EXPECT_NE(t.find("3.47808e+09"), std::string::npos) << t;
+  EXPECT_NE(t.find("past the end of A or B"), std::string::npos) << t;
+}
+
+// Bs loaded when p*TILE + ty < m (not < k): the sums stop after m terms while
+// the loop count is right. Where m is a multiple of the tile a count from m
+// gives the same sums, so both are named; elsewhere only the guard fits.
+TEST(DiagnosisTruth, AGuardAgainstMInTheTileLoadIsNotCalledALoopCount) {
+  Bugs bug;
+  bug.b_guard_m = true;
+  const auto both = run_case_with_data(128, 384, 256, bug);
+  ASSERT_FALSE(both->tested.empty());
+  const std::string& t = both->tested[0].text;
+  EXPECT_NE(t.find("first 128 of the k = 384 terms"), std::string::npos) << all_text(both->tested);
+  EXPECT_NE(t.find("compares its K index with m"), std::string::npos) << t;
+  EXPECT_NE(t.find("its count comes from m"), std::string::npos) << t;
+
+  const auto only = run_case_with_data(17, 64, 48, bug);
+  ASSERT_FALSE(only->tested.empty()) << all_text(only->tested);
+  EXPECT_EQ(only->tested[0].id, "guard.k_vs_m") << all_text(only->tested);
+  EXPECT_NE(only->tested[0].text.find("first 17 of the k = 64 terms"), std::string::npos) << only->tested[0].text;
+  EXPECT_EQ(only->tested[0].text.find("count comes from"), std::string::npos) << only->tested[0].text;
+}
+
+TEST(DiagnosisTruth, ARowsOfLengthNAreNamed) {
+  Bugs bug;
+  bug.a_stride_n = true;
+  const auto r = run_case_with_data(45, 37, 29, bug);
+  ASSERT_GT(r->evidence.first.wrong, 0);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "ld.a_uses_n") << all_text(r->tested);
+  EXPECT_NE(r->tested[0].text.find("n = 29"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("A[row*k + t]"), std::string::npos) << r->tested[0].text;
+  EXPECT_TRUE(is_confirmed_hypothesis(r->tested[0]));
+}
+
+TEST(DiagnosisTruth, ATileLoadedWithItsRowFromThreadIdxXIsNamed) {
+  Bugs bug;
+  bug.a_tile_from_tx = true;
+  for (auto [m, k, n] : {std::tuple{64, 64, 64}, {40, 50, 36}}) {
+    const auto r = run_case_with_data(m, k, n, bug);
+    ASSERT_GT(r->evidence.first.wrong, 0);
+    ASSERT_FALSE(r->tested.empty()) << m << "x" << k << "x" << n;
+    EXPECT_EQ(r->tested[0].id, "index.a_tile_transposed") << all_text(r->tested);
+    EXPECT_NE(r->tested[0].text.find("threadIdx.x"), std::string::npos) << r->tested[0].text;
+  }
+}
+
+// C[(by*by + ty)*n + col]: every sum is right, stored in another row; some
+// rows are never written. The grid and the bounds checks are right.
+TEST(DiagnosisTruth, AStoreToAnotherRowIsNotBlamedOnTheGrid) {
+  Bugs bug;
+  bug.store_row_squared = true;
+  for (auto [m, k, n] : {std::tuple{64, 32, 48}, {17, 32, 100}, {40, 50, 36}}) {
+    const auto r = run_case_with_data(m, k, n, bug);
+    ASSERT_GT(r->evidence.first.wrong, 0);
+    ASSERT_FALSE(r->tested.empty()) << m << "x" << k << "x" << n;
+    const std::string all = all_text(r->tested);
+    EXPECT_EQ(all.find("the grid or a bounds check skips them"), std::string::npos) << all;
+    EXPECT_EQ(all.find("rounded down"), std::string::npos) << all;
+    EXPECT_EQ(r->tested[0].id, "store.row_misplaced") << all;
+    EXPECT_NE(r->tested[0].text.find("never written"), std::string::npos) << all;
+  }
+}
+
+TEST(DiagnosisTruth, ASwappedGridOf32WideTilesIsToldNoOtherTile) {
+  Bugs bug;
+  bug.grid_swapped = true;
+  bug.tile = 32;
+  // 16 and 32 leave the same elements unwritten here: no tile edge is named.
+  const auto either = run_case_with_data(128, 64, 256, bug);
+  ASSERT_FALSE(either->tested.empty());
+  EXPECT_EQ(either->tested[0].id, "grid.swapped_xy") << all_text(either->tested);
+  EXPECT_EQ(either->tested[0].text.find("/ 16"), std::string::npos) << either->tested[0].text;
+  EXPECT_NE(either->tested[0].text.find("(n + TILE_SIZE - 1) / TILE_SIZE"), std::string::npos)
+      << either->tested[0].text;
+  // Only 32 fits: it is named.
+  const auto only = run_case_with_data(1000, 48, 333, bug);
+  ASSERT_FALSE(only->tested.empty());
+  EXPECT_EQ(only->tested[0].id, "grid.swapped_xy") << all_text(only->tested);
+  EXPECT_NE(only->tested[0].text.find("(n + 31) / 32"), std::string::npos) << only->tested[0].text;
+  EXPECT_EQ(only->tested[0].text.find("/ 16"), std::string::npos) << only->tested[0].text;
+}
+
+// m_is_1 with a block of one row of threads: only row 0 of each B tile is
+// loaded, so the sums take every 16th term, and an A tile stored transposed
+// gives the very same values for a single row. Both are named.
+TEST(DiagnosisTruth, TwoBugsWithTheSameValuesAreBothNamed) {
+  Bugs bug;
+  bug.one_row_block = bug.grid_1d = true;
+  bug.stale = 0.0f;
+  const auto r = run_case_with_data(1, 300, 200, bug);
+  ASSERT_FALSE(r->tested.empty());
+  EXPECT_EQ(r->tested[0].id, "block.one_row") << all_text(r->tested);
+  EXPECT_NE(r->tested[0].text.find("every 16th term"), std::string::npos) << r->tested[0].text;
+  EXPECT_NE(r->tested[0].text.find("fit just as well: the A tile is stored transposed"), std::string::npos)
+      << r->tested[0].text;
+}
+
+// A kernel that stores NaN everywhere, on a shape where an unguarded K tile
+// would read past B for every element: the read fits, but nothing singles it
+// out, and the hint says so.
+TEST(DiagnosisTruth, NanEverywhereIsNotPinnedOnAReadThatReachesEveryElement) {
+  const auto r = run_case_with_data(64, 1, 48, Bugs{});
+  std::vector<float> c(r->c.size(), std::numeric_limits<float>::quiet_NaN());
+  CaseData data = r->data;
+  data.c = c.data();
+  const auto d = matching_hypotheses(data);
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].text.find("for exactly such elements"), std::string::npos) << d[0].text;
+  EXPECT_NE(d[0].text.find("reaches every element"), std::string::npos) << d[0].text;
+  EXPECT_NE(d[0].text.find("shared memory never loaded"), std::string::npos) << d[0].text;
+}
+
+// A wrong output no hypothesis reproduces: the hint says where the wrong
+// elements are and offers no cause.
+TEST(DiagnosisTruth, WithNothingConfirmedTheHintSaysWhereAndNoMore) {
+  const auto r = run_case_with_data(64, 32, 48, Bugs{});
+  std::vector<float> c = r->c;
+  for (int j = 0; j < 48; ++j) c[3 * 48 + j] += 1.0f;
+  for (int j = 20; j < 30; ++j) c[40 * 48 + j] += 1.0f;
+  CaseData data = r->data;
+  data.c = c.data();
+  CompareInput in;
+  in.m = 64; in.n = 48; in.k = 32;
+  in.c = c.data(); in.c64 = r->c64.data(); in.abs_ab = r->abs_ab.data();
+  CaseEvidence e;
+  e.m = 64; e.k = 32; e.n = 48;
+  e.first = compare(in);
+  e.data = &data;
+  const auto d = diagnose_case(e);
+  ASSERT_EQ(d.size(), 1u) << all_text(d);
+  EXPECT_EQ(d[0].id, "wrong.where") << d[0].text;
+  EXPECT_FALSE(is_confirmed_hypothesis(d[0]));
+  EXPECT_NE(d[0].text.find("rows 3, 40"), std::string::npos) << d[0].text;
+  EXPECT_NE(d[0].text.find("columns 0-47"), std::string::npos) << d[0].text;
 }
 
 TEST(DiagnosisTest, PassingCaseHasNoDiagnosis) {

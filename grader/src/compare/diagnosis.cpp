@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compare/tile_map.h"
+#include "compare/tolerance.h"
 
 namespace sg {
 namespace {
@@ -72,6 +73,23 @@ std::string range_text(std::int64_t begin, std::int64_t end) {
                           : std::to_string(begin) + "-" + std::to_string(end - 1);
 }
 
+// With the case's data: whether every wrong element (i, j) satisfies `where`;
+// the map's cells merge tiles on large outputs, the elements do not.
+// Without data the map's reading stands.
+template <typename Where>
+bool wrong_only(const CaseEvidence& e, Where where) {
+  if (!e.data || !e.data->c || !e.data->c64 || !e.data->abs_ab) return true;
+  const CaseData& d = *e.data;
+  const double scale = d.factor * gamma_k(d.k);
+  for (std::int64_t i = 0; i < d.m; ++i)
+    for (std::int64_t j = 0; j < d.n; ++j) {
+      const std::int64_t x = i * d.n + j;
+      const bool wrong = !std::isfinite(d.c[x]) || !(std::fabs(double(d.c[x]) - d.c64[x]) <= scale * d.abs_ab[x]);
+      if (wrong && !where(i, j)) return false;
+    }
+  return true;
+}
+
 // Only the last (partial) row and/or column of tiles is wrong.
 Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
   const bool m_ragged = e.m % kTile != 0, n_ragged = e.n % kTile != 0;
@@ -82,6 +100,10 @@ Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
   // Evidence needs at least one tile away from the ragged edges that came out right.
   if (v.count_cells([&](int r, int c) { return !on_edge(r, c); }) == 0) return {};
   if (!v.all_wrong_cells(on_edge)) return {};
+  if (!wrong_only(e, [&](std::int64_t i, std::int64_t j) {
+        return (m_ragged && i >= v.rows.begin(last_r)) || (n_ragged && j >= v.cols.begin(last_c));
+      }))
+    return {};
   const bool rows_hit = v.count_cells([&](int r, int c) { return v.wrong(r, c) && r == last_r; }) > 0;
   const bool cols_hit = v.count_cells([&](int r, int c) { return v.wrong(r, c) && c == last_c; }) > 0;
   std::string where;
@@ -123,6 +145,8 @@ Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
 Diagnosis wrapped_store_diagnosis(const CaseEvidence& e, const MapView& v) {
   if (e.n % kTile == 0 || e.m < 2 || v.cols.cells < 2) return {};
   if (!v.all_wrong_cells([](int, int c) { return c == 0; })) return {};
+  // Past column n a thread of a tile of up to 32 lands in the next row's first 31 columns.
+  if (!wrong_only(e, [](std::int64_t i, std::int64_t j) { return i >= 1 && j < 32; })) return {};
   return {"store.wraps_past_n", "only the first column of tiles is wrong and n = " + std::to_string(e.n) +
                                     " is not a multiple of the tile: threads past column n store into the next row "
                                     "(C[row*n + col] with col >= n) — store only when col < n"};
@@ -233,23 +257,35 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
   }
   bool all_zero = !c.first_wrong.empty();
   for (const Mismatch& w : c.first_wrong) all_zero = all_zero && w.got == 0;
-  if (all_zero && c.non_finite == 0 && c.wrong * 10 >= c.checked * 9)
+  if (all_zero && c.non_finite == 0 && c.wrong * 10 >= c.checked * 9) {
     // Exact zeros, not small values: no product with two non-zero factors
     // reached the sum. A shared tile that nothing fills explains it as well
     // as a loop that never runs (its stale contents are zeros on the CPU
-    // backend), and the output cannot tell them apart: name both.
-    out.push_back({"zeros.exact",
-                   "C holds exact zeros where A x B does not: every product the kernel added had a zero factor, or "
-                   "none was added — the A tile or the B tile is never filled from global memory (is its load, "
-                   "e.g. ds_B[ty][tx] = B[...], executed for in-range elements? shared memory nothing loads holds "
-                   "zeros on the CPU backend and garbage on a GPU), or the loop over K tiles never runs ((k + "
-                   "TILE_SIZE - 1) / TILE_SIZE times), or the inner product is not added into the sum"});
+    // backend), and the output cannot tell them apart: name both. With k
+    // below a tile edge a count of k / TILE_SIZE is 0, so that one leads.
+    const std::string loop = "the loop over K tiles never runs (it must run (k + TILE_SIZE - 1) / TILE_SIZE times)";
+    const std::string tile =
+        "the A tile or the B tile is never filled from global memory (is its load, e.g. ds_B[ty][tx] = B[...], "
+        "executed for in-range elements? shared memory nothing loads holds zeros on the CPU backend and garbage on "
+        "a GPU)";
+    const std::string head = "C holds exact zeros where A x B does not: every product the kernel added had a zero "
+                             "factor, or none was added — ";
+    if (e.k < 32)
+      out.push_back({"zeros.exact", head + loop + ": with k = " + std::to_string(e.k) + " a count of k / TILE_SIZE = 0 "
+                                        "for a tile edge above k (" + (e.k < 16 ? "16" : "32") + " among them) gives "
+                                        "exactly this; or " + tile + ", or the inner product is not added into the sum"});
+    else
+      out.push_back({"zeros.exact", head + tile + ", or " + loop + ", or the inner product is not added into the sum"});
+  }
 
   const MapView v = view_of(e);
   bool explained_nan = false;
   if (v.valid) {
     for (auto rule : {swapped_grid_diagnosis, edge_diagnosis, wrapped_store_diagnosis,
                       whole_tile_diagnosis}) {
+      // With the data, a swapped grid was tested element by element among the
+      // hypotheses and did not hold: the map's coarser reading is not offered.
+      if (e.data && rule == swapped_grid_diagnosis) continue;
       Diagnosis d = rule(e, v);
       if (d.id.empty()) continue;
       out.push_back(d);
@@ -260,6 +296,15 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
   Diagnosis precision = precision_diagnosis(e, v);
   if (!precision.id.empty() && !differs) out.push_back(precision);
 
+  // With the data and no cause confirmed: where the wrong elements are, and
+  // no guess at why.
+  const bool only_race = out.size() == (differs ? 1u : 0u);
+  if (e.data && (only_race || (c.non_finite > 0 && !explained_nan))) {
+    if (auto where = describe_wrong_elements(*e.data)) {
+      out.push_back(*where);
+      return out;
+    }
+  }
   if (c.non_finite > 0 && !explained_nan) {
     const std::int64_t computed = c.non_finite - c.unwritten;
     if (c.unwritten * 10 >= c.checked * 9)
@@ -269,7 +314,7 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
                                        "TILE_SIZE"});
     else if (c.unwritten > 0)
       out.push_back({"unwritten.some", std::to_string(c.unwritten) + " elements of C were never written (still the "
-                                       "poison): the grid or a bounds check skips them"});
+                                       "poison); the tile map shows where"});
     if (computed > 0 && c.unwritten * 10 < c.checked * 9)
       out.push_back({"nonfinite.some", std::to_string(computed) + " elements of C were written as NaN or Inf: "
                                        "they were computed from data outside A or B or from shared memory never "
@@ -290,12 +335,14 @@ std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes)
        "the last, partial K tile is mishandled — loop over (k + TILE_SIZE - 1) / TILE_SIZE tiles and load 0 into "
        "shared memory past column k of A and row k of B"},
       {[](const SizeOutcome& o) { return o.k != o.n; }, "across.leading_dim_b", "k != n",
-       "a leading dimension is wrong — rows of B and C are n long (B[t*n + col], C[row*n + col]); k is used where n "
-       "belongs"},
+       "somewhere k and n are mixed up, e.g. a leading dimension — rows of A are k long (A[row*k + t]), rows of B and "
+       "C are n long (B[t*n + col], C[row*n + col]), and the K loop and its loads' bounds use k"},
       {[](const SizeOutcome& o) { return o.m != o.k; }, "across.leading_dim_a", "m != k",
-       "a leading dimension is wrong — rows of A are k long (A[row*k + t]); m is used where k belongs"},
+       "somewhere m and k are mixed up, e.g. a leading dimension — rows of A are k long (A[row*k + t]), the K loop "
+       "and its loads' bounds use k, the row bound is m"},
       {[](const SizeOutcome& o) { return o.m != o.n; }, "across.grid_swapped", "m != n",
-       "the grid's x and y look swapped — x must cover the n columns and y the m rows"},
+       "somewhere m and n are mixed up, e.g. the grid's x and y swapped — x must cover the n columns and y the m "
+       "rows, rows are bounded by m and columns by n"},
       {[](const SizeOutcome& o) { return o.m % kTile != 0 || o.n % kTile != 0; }, "across.ragged_mn",
        "m or n is not a multiple of 16",
        "the grid is rounded down (use (n + TILE_SIZE - 1) / TILE_SIZE by (m + TILE_SIZE - 1) / TILE_SIZE blocks) or "
