@@ -20,6 +20,7 @@ using report::xml_escape;
 
 constexpr int kBins = 10;
 constexpr std::size_t kTopDiagnoses = 20;
+constexpr std::size_t kUnfoldedStudents = 12;  // a longer list of students folds into <details>
 constexpr std::size_t kTopLeaders = 10;
 
 constexpr char kStyle[] =
@@ -119,10 +120,16 @@ std::string failure_rates(const std::vector<GradeResult>& results) {
   return s + "</svg>\n";
 }
 
+// A student's name linked to their report.html.
+std::string report_link(const std::string& student) {
+  const std::string href = report::url_segment(report_folder(student)) + "/report.html";
+  return "<a href=\"" + xml_attr(href) + "\">" + xml_escape(student) + "</a>";
+}
+
 std::string diagnoses_table(const std::vector<GradeResult>& results) {
   // Grouped by the diagnosis's stable id: its text holds each case's sizes.
-  std::map<std::string, int> counts;            // submissions showing each diagnosis id
-  std::map<std::string, std::string> example;   // the first text seen for each id
+  std::map<std::string, std::vector<std::string>> who;  // the students showing each diagnosis id, in order
+  std::map<std::string, std::string> example;           // the first text seen for each id
   for (const auto& r : results) {
     std::set<std::string> seen;
     for (const auto& t : r.tests)
@@ -130,17 +137,24 @@ std::string diagnoses_table(const std::vector<GradeResult>& results) {
         seen.insert(d.id);
         example.emplace(d.id, report::clean_line(d.text));
       }
-    for (const auto& id : seen) ++counts[id];
+    for (const auto& id : seen) who[id].push_back(r.student);
   }
-  if (counts.empty()) return "<p>No diagnoses.</p>\n";
-  std::vector<std::pair<std::string, int>> sorted(counts.begin(), counts.end());
+  if (who.empty()) return "<p>No diagnoses.</p>\n";
+  std::vector<std::pair<std::string, std::vector<std::string>>> sorted(who.begin(), who.end());
   std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   if (sorted.size() > kTopDiagnoses) sorted.resize(kTopDiagnoses);
-  std::string s = "<table>\n<tr><th>Diagnosis</th><th>Submissions</th><th>Example</th></tr>\n";
-  for (const auto& [id, n] : sorted)
-    s += "<tr><td><code>" + xml_escape(id) + "</code></td><td class=\"num\">" + std::to_string(n) + "</td><td>" +
-         xml_escape(example[id]) + "</td></tr>\n";
+  std::string s =
+      "<table id=\"diagnoses\">\n<tr><th>Diagnosis</th><th>Submissions</th><th>Example</th><th>Students</th></tr>\n";
+  for (const auto& [id, students] : sorted) {
+    // Every student with the diagnosis, each linked to their report; a long list folds.
+    std::string links;
+    for (const std::string& st : students) links += (links.empty() ? "" : ", ") + report_link(st);
+    if (students.size() > kUnfoldedStudents)
+      links = "<details><summary>" + std::to_string(students.size()) + " students</summary>" + links + "</details>";
+    s += "<tr><td><code>" + xml_escape(id) + "</code></td><td class=\"num\">" + std::to_string(students.size()) +
+         "</td><td>" + xml_escape(example[id]) + "</td><td>" + links + "</td></tr>\n";
+  }
   return s + "</table>\n";
 }
 
@@ -178,10 +192,8 @@ std::string student_table(const std::vector<GradeResult>& results) {
     std::string failed;
     for (const auto& t : r->tests)
       if (t.status == Status::Failed) failed += (failed.empty() ? "" : ", ") + report::clean_line(t.name);
-    const std::string href = report::url_segment(report_folder(r->student)) + "/report.html";
     // data-sort: what the sorting script compares (numbers as numbers).
-    s += "<tr><td data-sort=\"" + xml_attr(r->student) + "\"><a href=\"" + xml_attr(href) + "\">" +
-         xml_escape(r->student) + "</a></td>";
+    s += "<tr><td data-sort=\"" + xml_attr(r->student) + "\">" + report_link(r->student) + "</td>";
     s += "<td class=\"" + std::string(r->state == GradeState::Graded ? "graded" : "other") + "\">" +
          xml_escape(to_string(r->state)) + "</td>";
     s += "<td class=\"num\">" + num(r->score(), 2) + "</td><td class=\"num\">" +
