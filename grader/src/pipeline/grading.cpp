@@ -7,7 +7,6 @@ namespace sg {
 
 using Clock = std::chrono::steady_clock;
 
-
 std::size_t Grading::index_of(const std::string& test_name) const {
   std::size_t i = 0;
   while (r.tests[i].name != test_name) ++i;

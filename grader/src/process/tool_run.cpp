@@ -85,19 +85,6 @@ bool send_request(const Child& child, proto::RunCaseRequest q, std::uint64_t non
   return proto::write_all(child.request_fd(), &q, sizeof(q), kToolRequestWriteS);
 }
 
-proto::RunCaseRequest ping_request() {
-  proto::RunCaseRequest q;
-  q.type = proto::RequestType::Ping;
-  q.m = q.k = q.n = 1;
-  return q;
-}
-
-proto::RunCaseRequest quit_request() {
-  proto::RunCaseRequest q;
-  q.type = proto::RequestType::Quit;
-  return q;
-}
-
 // Whether the runner has begun a reply (POLLIN) or is gone (POLLHUP alone).
 enum class ReplyFd { Quiet, Reply, Gone };
 ReplyFd reply_state(const Child& child) {
@@ -107,7 +94,7 @@ ReplyFd reply_state(const Child& child) {
   return (p.revents & (POLLHUP | POLLERR | POLLNVAL)) ? ReplyFd::Gone : ReplyFd::Quiet;
 }
 
-// Reads the reply the gate waits for (the runner has begun sending: reply_waiting).
+// Reads the reply the gate waits for (the runner has begun sending: reply_state).
 // False when it is not an Ok answer to the request sent: `refused` says why.
 bool read_answer(const Child& child, const proto::RunCaseRequest& q, std::uint64_t nonce, std::string& refused) {
   proto::Reply r;
@@ -146,7 +133,7 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
     runs[i].started = children[i].has_value();
     if (!children[i] || !commands[i].gated()) continue;
     gates[i].nonce = ++nonce;
-    gates[i].state = send_request(*children[i], ping_request(), gates[i].nonce) ? Gate::State::Starting
+    gates[i].state = send_request(*children[i], proto::ping_request(), gates[i].nonce) ? Gate::State::Starting
                                                                                 : Gate::State::Finished;
   }
   // Quiet limits count from the turn for gated commands: before it they wait
@@ -168,12 +155,12 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
   auto on_answer = [&](std::size_t i, bool gone) {
     Gate& g = gates[i];
     const Child& child = *children[i];
-    const proto::RunCaseRequest asked = g.state == Gate::State::Starting ? ping_request() : commands[i].requests[g.next];
+    const proto::RunCaseRequest asked = g.state == Gate::State::Starting ? proto::ping_request() : commands[i].requests[g.next];
     std::string refused;
     if (gone || !read_answer(child, asked, g.nonce, refused)) {
       if (g.state == Gate::State::InTurn) runs[i].refused = refused;
       g.state = Gate::State::Finished;
-      send_request(child, quit_request(), 0);
+      send_request(child, proto::quit_request(), 0);
       return;
     }
     if (g.state == Gate::State::Starting) {
@@ -186,7 +173,7 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
       if (send_request(child, commands[i].requests[g.next], g.nonce)) return;
     }
     g.state = Gate::State::Finished;
-    send_request(child, quit_request(), 0);
+    send_request(child, proto::quit_request(), 0);
   };
   int delay_us = 200;
   while (left > 0) {

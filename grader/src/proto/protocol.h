@@ -93,6 +93,20 @@ enum class ReplyStatus : std::uint32_t {
                       // too many threads per block): the runner carries on
 };
 
+// The two requests without a case: a Ping (m, k, n of 1, which the runner's
+// size check wants) and a Quit.
+inline RunCaseRequest ping_request() {
+  RunCaseRequest q;
+  q.type = RequestType::Ping;
+  q.m = q.k = q.n = 1;
+  return q;
+}
+inline RunCaseRequest quit_request() {
+  RunCaseRequest q;
+  q.type = RequestType::Quit;
+  return q;
+}
+
 // Followed on the wire by: message (message_len bytes), block_race
 // (block_race_len bytes), then C (m*n floats) in an Ok reply to RunCase. Every figure here is the
 // runner's claim: it goes into a report, must match what the judge computes

@@ -78,8 +78,7 @@ std::vector<pid_t> RunnerSession::spared_by_sweeps() const {
 void RunnerSession::stop() {
   drop_spare();
   if (child_) {
-    proto::RunCaseRequest quit;
-    quit.type = proto::RequestType::Quit;
+    const proto::RunCaseRequest quit = proto::quit_request();
     proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
     child_->wait(2.0, false);  // kills the whole group if it lingers
     child_.reset();
@@ -170,11 +169,8 @@ void RunnerSession::begin() {
 }
 
 bool RunnerSession::ready(double timeout_s) {
-  proto::RunCaseRequest q;
-  q.type = proto::RequestType::Ping;
-  q.m = q.k = q.n = 1;
   const bool failed_before = failed_;
-  const CaseOutcome out = exchange(q, {}, false, timeout_s);
+  const CaseOutcome out = exchange(proto::ping_request(), {}, false, timeout_s);
   failed_ = failed_before;  // no case ran: the next runner starts as this one would have
   return out.kind == CaseOutcome::Kind::Ok;
 }

@@ -49,8 +49,11 @@ WorkDir::WorkDir(const std::string& root, bool keep, RunAs owner) : keep_(keep) 
     // a user namespace, where root has no power over other users' folders.
     for (const char* s : {"", "/build", "/scratch", "/baseline-scratch"}) {
       const std::string dir = path_ + s;
-      if (::chown(dir.c_str(), 0, owner.gid) != 0 || ::chmod(dir.c_str(), 0770) != 0)
+      if (::chown(dir.c_str(), 0, owner.gid) != 0 || ::chmod(dir.c_str(), 0770) != 0) {
+        std::error_code ec;
+        fs::remove_all(path_, ec);  // no destructor runs for a constructor that throws
         throw std::runtime_error("cannot give the work folder " + dir + " to group " + std::to_string(owner.gid));
+      }
     }
     return;
   }

@@ -41,7 +41,6 @@ constexpr double kSanitizerQuietS = 30;
 // there would otherwise keep the GPU's one profiler to the check's limit.
 constexpr double kNcuQuietS = 60;
 
-
 std::string gib(double bytes) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
