@@ -54,7 +54,9 @@ MD_LIB := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libmd.a /usr/lib/aarc
             .devcarry/libmd/usr/lib/x86_64-linux-gnu/libmd.a) -lmd)
 # Headers found outside /usr/include (the .devcarry copies) come in as system headers.
 CXXFLAGS += $(addprefix -isystem ,$(sort $(filter-out /usr/include,$(SECCOMP_INC) $(CLI11_INC) $(MD_INC))))
-LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas -lcudart_static $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread
+# CUPTI's PM sampling (CUDA 12.6+) counts the structure check's loads; without it, ncu does.
+CUPTI_LIB := $(if $(wildcard $(CUDA_INC)/cupti_pmsampling.h),$(if $(wildcard $(CUDA_LIB)/libcupti.so),-lcupti))
+LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas $(CUPTI_LIB) -lcudart_static $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread
 
 # Grader library: every .cpp under grader/src except the CLI's main. The
 # CUDA-on-CPU layer (grader/cudacpu) is a library of its own (libcudacpu.a, below).
@@ -206,7 +208,9 @@ SG_FLAVOUR := $(if $(NO_CUDA),no-cuda,cuda)
 ifneq ($(NO_CUDA),)
   CXXFLAGS := $(filter-out -I$(CUDA_INC),$(CXXFLAGS)) -DSG_NO_CUDA
   LDLIBS := -lyaml-cpp $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread
+  CUPTI_LIB :=
 endif
+$(BUILD)/obj/grader/src/backends/gpu/pm_loads.o: CXXFLAGS += $(if $(CUPTI_LIB),-DSG_PM_SAMPLING_LINKED)
 
 # Remembers which flavour the objects were built for; rewritten only when it
 # changes, so switching NO_CUDA on or off rebuilds just the objects whose

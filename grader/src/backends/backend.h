@@ -60,7 +60,20 @@ struct CountedCase {
   bool completed = false;   // the runner answered (else verdict says what happened)
   std::string verdict;      // when not completed: what happened
   double warp_loads = 0;    // global loads as warp-level instructions
-  unsigned launches = 0;
+  unsigned launches = 0;    // 0 where the counter cannot tell launches apart (the GPU's)
+  // Counted from outside the runner (the GPU's counters): false when the
+  // counter failed (counter_failed says why), so no count stands for this case.
+  bool counted = true;
+  std::string counter_failed;
+};
+
+// The loads of a checked launch counted from outside the runner's process
+// (the GPU's performance monitors), open for exactly one checked launch.
+class LoadWindow {
+ public:
+  virtual ~LoadWindow() = default;
+  // The warp-level global loads since the window opened, or nullopt and why.
+  virtual std::optional<double> close(std::string& why) = 0;
 };
 
 // Where the sanitizer and structure checks run: the grading's runner and its settings.
@@ -71,6 +84,7 @@ struct SanitizerContext {
   std::uint64_t seed = 0;    // the grading's seed
   std::vector<Case> cases;   // the correctness cases this grading runs (memcheck covers the small ones)
   std::vector<CountedCase> counted;  // after the cases: what the CPU layer counted in each
+  RunnerSession* session = nullptr;  // after the cases: the student's runner, started
 };
 
 // Warp-level global loads of the naive kernel: two loads (A and B) per
@@ -141,6 +155,16 @@ class Backend {
   // Whether measure_reuse needs the correctness cases' counts (ctx.counted):
   // then the structure check is graded after the cases.
   virtual bool reuse_after_cases() const { return false; }
+  // Whether checked launches can be counted by open_load_window (else the
+  // runner's reply counts, where it does: the CPU layer).
+  virtual bool counts_from_outside() const { return false; }
+  // A window on the device's load counter, opened inside an exclusive hold
+  // (it counts the whole device) and closed before the hold ends; nullptr and
+  // why where it cannot open.
+  virtual std::unique_ptr<LoadWindow> open_load_window(std::string& why) {
+    why = "this backend counts no loads from outside";
+    return nullptr;
+  }
 
   // Empty when performance is measured here, else why not (for the report).
   virtual std::string why_not_timed() const = 0;

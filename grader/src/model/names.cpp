@@ -89,12 +89,13 @@ const char* to_string(ReuseSource s) {
     case ReuseSource::Ncu: return "ncu";
     case ReuseSource::CpuCount: return "cpu-count";
     case ReuseSource::Static: return "static";
+    case ReuseSource::PmSampling: return "pm-sampling";
   }
   return "unknown";
 }
 
 std::optional<ReuseSource> parse_reuse_source(std::string_view s) {
-  return parse_enum(s, ReuseSource::Ncu, ReuseSource::Static);
+  return parse_enum(s, ReuseSource::Ncu, ReuseSource::PmSampling);
 }
 
 std::optional<BackendKind> parse_backend(std::string_view s) {

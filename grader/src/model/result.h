@@ -37,7 +37,7 @@ enum class BackendKind { Gpu, Cpu };
 
 // Where a structure check's evidence came from: global loads counted by ncu
 // on the GPU, counted by the CPU layer, or only read from the compiled code.
-enum class ReuseSource { Ncu, CpuCount, Static };
+enum class ReuseSource { Ncu, CpuCount, Static, PmSampling };
 
 // A likely cause of a failure. `id` is stable across submissions and sizes
 // ("boundary.edge_wrong"), so class summaries can count causes; `text` is the

@@ -19,14 +19,41 @@ struct CheckedRun {
   bool differs = false;  // a second launch on the same inputs gave other bits
   double limit_s = 0;    // the case's time limit (shorter than the backend's after a hang)
   bool ran_alone_again = false;  // it timed out beside other gradings and ran again with the device to itself
+  // Counted from outside the runner (the structure check's shape on a GPU):
+  // the loads, or why the counter gave none.
+  bool counted_outside = false;
+  std::optional<double> loads;
+  std::string counter_failed;
 };
+
+// Whether this case's launch is the one the structure check counts: its
+// shape is a structure check's, and the backend counts from outside.
+bool counts_this_case(const Grading& g, const Case& c) {
+  if (!g.backend->counts_from_outside()) return false;
+  for (const Check& k : g.suite.checks)
+    if (k.kind == CheckKind::SharedAndBarrier && g.wanted(k.visibility) && k.m == c.m && k.k == c.k && k.n == c.n)
+      return true;
+  return false;
+}
+
+// The checked launch with the device held to itself and its load counter
+// open around it (the whole device is counted: nothing else may run).
+void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
+  const auto alone = g.backend->exclusive_hold();
+  run.counted_outside = true;
+  std::unique_ptr<LoadWindow> window = g.backend->open_load_window(run.counter_failed);
+  run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+  if (window) run.loads = window->close(run.counter_failed);
+}
 
 CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) {
   CheckedRun run;
   const CaseInputs& in = prepared.in;
   run.limit_s = g.a_case_hung ? g.backend->case_time_limit_after_hang(c) : g.backend->case_time_limit(c);
   bool shared = false;
-  {
+  if (counts_this_case(g, c)) {
+    counted_run(g, c, in, run);
+  } else {
     const auto hold = g.take_shared_hold();
     shared = hold != nullptr;
     run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
@@ -92,7 +119,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
       t.detail += buf;
     }
     g.outcomes.push_back({c.m, c.k, c.n, false});
-    g.counted.push_back({c.m, c.k, c.n, false, t.verdict, 0, 0});
+    g.counted.push_back({c.m, c.k, c.n, false, t.verdict, 0, 0, true, ""});
     return false;
   }
   const bool correct = run.cmp->wrong == 0;
@@ -119,7 +146,10 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
     g.cases_with_block_races.push_back(c.name);
   }
   const proto::ReplyHeader& h = run.out.reply.header;
-  g.counted.push_back({c.m, c.k, c.n, true, "", h.global_loads, h.kernel_launches});
+  if (run.counted_outside)
+    g.counted.push_back({c.m, c.k, c.n, true, "", run.loads.value_or(0), 0, run.loads.has_value(), run.counter_failed});
+  else
+    g.counted.push_back({c.m, c.k, c.n, true, "", h.global_loads, h.kernel_launches, true, ""});
   if (run.out.extended) {
     char buf[320];
     std::snprintf(buf, sizeof buf,

@@ -60,6 +60,17 @@ const Diagnosis kLowReuse{"structure.low_reuse",
                           "of A and of B into __shared__ memory once, then let every thread of the block read it "
                           "from there (a shared array the loop does not read changes nothing)"};
 
+// Who counted the loads, as the check's detail names it.
+std::string counter_name(ReuseSource s) {
+  switch (s) {
+    case ReuseSource::CpuCount: return "the CPU layer";
+    case ReuseSource::PmSampling: return "the GPU's performance monitors";
+    case ReuseSource::Ncu:
+    case ReuseSource::Static: break;
+  }
+  return to_string(s);
+}
+
 // Passes on the data reuse the backend measured (ncu on the GPU) when it
 // can; where nothing counts loads, on the static structure, and says so.
 void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
@@ -81,10 +92,10 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
                   " times (the tiled reference: " + count_text(kReferenceReuse) +
                   ", computed from its 16x16 tiles; naive: 1)";
       if (t.status == Status::Failed) t.verdict += "; at least " + fixed1(c.min_reuse) + " is needed";
-      t.detail = std::string(m.source == ReuseSource::CpuCount ? "the CPU layer" : to_string(m.source)) + " counted " +
-                 count_text(m.loads) +
-                 " warp-level global load instructions in " + std::to_string(m.kernels) + " kernel launch" +
-                 (m.kernels == 1 ? "" : "es") + " at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+      t.detail = counter_name(m.source) + " counted " + count_text(m.loads) + " warp-level global load instructions " +
+                 (m.kernels > 0 ? "in " + std::to_string(m.kernels) + " kernel launch" + (m.kernels == 1 ? "" : "es")
+                                : std::string("in one call of basicSgemm")) +
+                 " at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
                  std::to_string(c.n) + "; a one-thread-per-element kernel issues 2*m*n*k/32 = " +
                  count_text(m.naive_loads) + " there\nin the compiled code: " + static_verdict(s) + "\n" + s.detail;
       if (factor < c.min_reuse) t.diagnoses.push_back(kLowReuse);

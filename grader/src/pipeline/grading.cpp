@@ -28,6 +28,7 @@ void Grading::run_checks(CheckStage stage) {
   for (const Case& c : suite.cases)
     if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
   ctx.sanitizer.counted = counted;
+  ctx.sanitizer.session = stage == CheckStage::BeforeCases ? nullptr : session.get();
   for (const auto& t : r.tests) {
     if (t.kind != TestKind::Correctness) continue;
     ctx.any_case_correct |= t.status == Status::Passed;

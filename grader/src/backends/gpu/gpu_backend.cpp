@@ -5,6 +5,7 @@
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <future>
 #include <random>
@@ -13,6 +14,7 @@
 
 #include "backends/gpu/device_lock.h"
 #include "backends/gpu/ncu_reuse.h"
+#include "backends/gpu/pm_loads.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "words/case_report.h"
 #include "services/limits.h"
@@ -120,6 +122,13 @@ class GpuBackend final : public Backend {
   // compute-sanitizer's memcheck runs every small case (sanitizer_shapes.h).
   bool sanitizer_runs_cases() const override { return true; }
   ReuseMeasurement measure_reuse(const Check& c, const SanitizerContext& ctx) override;
+  // With PM sampling the count is a checked launch through the student's own
+  // runner, so it waits for the cases (the runner is started and warm by then).
+  bool reuse_after_cases() const override { return pm_counts_; }
+  bool counts_from_outside() const override { return pm_counts_; }
+  std::unique_ptr<LoadWindow> open_load_window(std::string& why) override;
+  std::optional<ReuseMeasurement> measure_reuse_pm(const Check& c, const SanitizerContext& ctx, std::string& why);
+  ReuseMeasurement measure_reuse_ncu(const Check& c, const SanitizerContext& ctx);
   Sandbox tool_sandbox(const SanitizerContext& ctx) const;
   Sandbox ncu_sandbox(const SanitizerContext& ctx) const;
 
@@ -175,6 +184,12 @@ class GpuBackend final : public Backend {
   // Seconds held to itself (exclusive_seconds). Only the grading's main
   // thread asks for exclusive holds, so a plain sum will do.
   double exclusive_s_ = 0;
+  // The structure check's loads from PM sampling (ncu where it cannot open);
+  // SG_STRUCTURE_COUNTER=ncu keeps to ncu (benchmarks, a driver without it).
+  const bool pm_counts_ = PmLoadCounter::built() && [] {
+    const char* v = std::getenv("SG_STRUCTURE_COUNTER");
+    return !v || std::string(v) != "ncu";
+  }();
 };
 
 BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
@@ -361,6 +376,94 @@ Sandbox GpuBackend::ncu_sandbox(const SanitizerContext& ctx) const {
 }
 
 ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContext& ctx) {
+  if (pm_counts_ && ctx.session) {
+    std::string why;
+    if (std::optional<ReuseMeasurement> r = measure_reuse_pm(c, ctx, why)) return *r;
+    log("structure: the GPU's counters could not be read (" + why + "): ncu counts instead");
+  }
+  return measure_reuse_ncu(c, ctx);
+}
+
+// PM sampling's window: the counter is enabled for the one launch only
+// (while enabled it keeps every other profiler, ncu included, off the device).
+class PmWindow : public LoadWindow {
+ public:
+  explicit PmWindow(std::unique_ptr<PmLoadCounter> counter) : counter_(std::move(counter)) {}
+  std::optional<double> close(std::string& why) override {
+    std::optional<double> loads = counter_->stop(why);
+    counter_.reset();
+    return loads;
+  }
+
+ private:
+  std::unique_ptr<PmLoadCounter> counter_;
+};
+
+std::unique_ptr<LoadWindow> GpuBackend::open_load_window(std::string& why) {
+  std::unique_ptr<PmLoadCounter> counter = PmLoadCounter::open(why);
+  if (!counter || !counter->start(why)) return nullptr;
+  log("load counter opened in " + std::to_string(counter->setup_seconds()) + " s");
+  return std::make_unique<PmWindow>(std::move(counter));
+}
+
+// The loads of the correctness case of the check's shape, counted around its
+// checked launch (pipeline/case_run.cpp), as the CPU backend counts that
+// case; without such a case, one checked launch of its own through the
+// student's runner, made as a case is. The window holds only the runner's own
+// work: its copies and the shared-memory zeroing issue no global loads, and
+// anything else the submission runs meanwhile only adds to its count.
+std::optional<ReuseMeasurement> GpuBackend::measure_reuse_pm(const Check& c, const SanitizerContext& ctx,
+                                                             std::string& why) {
+  ReuseMeasurement r;
+  r.source = ReuseSource::PmSampling;
+  r.naive_loads = naive_global_loads(c.m, c.n, c.k);
+  const auto t0 = Clock::now();
+  std::optional<CountedCase> counted;
+  for (const CountedCase& cc : ctx.counted)
+    if (cc.m == c.m && cc.k == c.k && cc.n == c.n && (!cc.completed || cc.counted)) {
+      counted = cc;
+      break;
+    }
+  if (!counted) {
+    log("structure: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+        std::to_string(c.n) + " (the GPU's counters)");
+    const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
+    Case shape;  // a correctness case of the check's shape: its time limit
+    shape.m = c.m;
+    shape.k = c.k;
+    shape.n = c.n;
+    CaseOutcome out;
+    std::optional<double> loads;
+    {
+      const std::unique_ptr<DeviceHold> hold = exclusive_hold();
+      std::unique_ptr<LoadWindow> window = open_load_window(why);
+      if (!window) return std::nullopt;
+      out = ctx.session->run(c.m, c.k, c.n, in.a, in.b, case_time_limit(shape));
+      loads = window->close(why);
+    }
+    counted = CountedCase{c.m, c.k, c.n, out.kind == CaseOutcome::Kind::Ok, out.cause, loads.value_or(0), 0,
+                          loads.has_value(), why};
+  }
+  r.seconds = seconds_since(t0);
+  r.outcome = ReuseMeasurement::Outcome::NotMeasured;
+  if (!counted->completed) {
+    r.why = "the kernel did not complete at the check's shape: " + counted->verdict;
+    return r;
+  }
+  if (!counted->counted) {  // the counter failed, not the kernel
+    why = counted->counter_failed;
+    return std::nullopt;
+  }
+  if (counted->warp_loads <= 0) {
+    r.why = "the kernel loaded nothing from global memory at the check's shape";
+    return r;
+  }
+  r.outcome = ReuseMeasurement::Outcome::Measured;
+  r.loads = counted->warp_loads;
+  return r;
+}
+
+ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerContext& ctx) {
   ReuseMeasurement r;
   r.source = ReuseSource::Ncu;
   if (paths_.ncu.empty()) {

@@ -1,0 +1,110 @@
+// The structure check's loads from the GPU's performance monitors (CUPTI PM
+// sampling): counted around an ordinary checked launch, exactly as ncu
+// counted them, with no tool process; where the counter cannot open, it says
+// why and ncu stands in.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "backends/gpu/pm_loads.h"
+#include "gpu_guard.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+class PmLoads : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("sg-pm-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Grades `kernel` on the GPU with `suite` (env: extra environment); the structure test's result.
+  nlohmann::json structure(const std::string& kernel, const std::string& suite, const std::string& env = "") {
+    const std::string out = (dir_ / "out").string();
+    fs::remove_all(out);
+    const std::string cmd = env + " timeout -k 5 300 '" + std::string(SG_BUILD_DIR) + "/grade' --backend gpu --seed 9 --suite '" +
+                            suite + "' --out '" + out + "' '" + kernel + "' >/dev/null 2>'" + (dir_ / "err.txt").string() +
+                            "' </dev/null";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream ef(dir_ / "err.txt");
+    std::stringstream err;
+    err << ef.rdbuf();
+    log_ = err.str();
+    EXPECT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << log_;
+    std::ifstream rf(out + "/results.json");
+    const nlohmann::json r = nlohmann::json::parse(rf);
+    for (const auto& t : r["extra_data"]["tests"])
+      if (t["name"] == "structure") return t;
+    ADD_FAILURE() << "no structure test in " << r.dump(1).substr(0, 2000);
+    return {};
+  }
+  std::string root(const std::string& rel) const { return std::string(SG_SOURCE_ROOT) + "/" + rel; }
+
+  fs::path dir_;
+  std::string log_;
+};
+
+// Where there is no device (or no CUPTI), opening says why and nothing else happens.
+TEST_F(PmLoads, OpeningWithoutADeviceSaysWhyInsteadOfFailing) {
+  if (sg::test::gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present: the GPU tests below cover it";
+  std::string why;
+  EXPECT_EQ(sg::PmLoadCounter::open(why), nullptr);
+  EXPECT_FALSE(why.empty());
+}
+
+// The default suite's square_1024 case is the checked launch counted: the
+// naive kernel's 2*m*n*k/32 loads (reuse 1) and the reference's sixteenth of
+// them (4194304), exactly, as ncu counted them; and no ncu process ran.
+TEST_F(PmLoads, TheCaseOfTheChecksShapeIsCountedExactly) {
+  SG_REQUIRE_GPU();
+  if (!sg::PmLoadCounter::built()) GTEST_SKIP() << "built without CUPTI's PM sampling";
+  const std::string suite = root("testcases/default.yaml");
+  nlohmann::json t = structure(root("grader/samples/baseline/naive/kernel.cu"), suite);
+  EXPECT_EQ(t["reuse"]["source"], "pm-sampling") << t.dump(1);
+  EXPECT_DOUBLE_EQ(t["reuse"]["factor"].get<double>(), 1.0) << t.dump(1);
+  EXPECT_EQ(t["status"], "failed");
+  t = structure(root("reference/kernel.cu"), suite);
+  EXPECT_EQ(t["reuse"]["source"], "pm-sampling") << t.dump(1);
+  EXPECT_DOUBLE_EQ(t["reuse"]["factor"].get<double>(), 16.0) << t.dump(1);
+  EXPECT_NE(t["detail"].get<std::string>().find("counted 4194304 "), std::string::npos) << t.dump(1);
+  EXPECT_EQ(t["status"], "passed");
+  EXPECT_NE(t["detail"].get<std::string>().find("performance monitors"), std::string::npos) << t.dump(1);
+  EXPECT_EQ(log_.find("ncu:"), std::string::npos) << "ncu ran although the counter worked:\n" << log_;
+}
+
+// Without a correctness case of the check's shape, one checked launch of its
+// own is counted (through the student's runner, after the cases).
+TEST_F(PmLoads, WithoutACaseOfTheChecksShapeALaunchOfItsOwnIsCounted) {
+  SG_REQUIRE_GPU();
+  if (!sg::PmLoadCounter::built()) GTEST_SKIP() << "built without CUPTI's PM sampling";
+  std::ofstream(dir_ / "suite.yaml") << "suite: pm_own_launch\ncases:\n  - {name: odd, m: 45, k: 37, n: 29, points: 2}\n"
+                                        "checks:\n  - {name: structure, kind: shared_memory_and_barrier, points: 5, "
+                                        "m: 512, k: 256, n: 512}\n";
+  const nlohmann::json t = structure(root("grader/samples/styles/tile_8x8/kernel.cu"), (dir_ / "suite.yaml").string());
+  EXPECT_EQ(t["reuse"]["source"], "pm-sampling") << t.dump(1);
+  EXPECT_DOUBLE_EQ(t["reuse"]["factor"].get<double>(), 8.0) << t.dump(1);
+  EXPECT_EQ(t["status"], "passed") << t.dump(1);
+  EXPECT_NE(log_.find("the GPU's counters"), std::string::npos) << log_;
+}
+
+// SG_STRUCTURE_COUNTER=ncu keeps to ncu, whose count is the same.
+TEST_F(PmLoads, NcuStillCountsWhenAskedAndAgrees) {
+  SG_REQUIRE_GPU();
+  const nlohmann::json t =
+      structure(root("reference/kernel.cu"), root("testcases/default.yaml"), "SG_STRUCTURE_COUNTER=ncu");
+  if (t["reuse"]["source"] != "ncu") GTEST_SKIP() << "ncu did not count here: " << t["verdict"];
+  EXPECT_DOUBLE_EQ(t["reuse"]["factor"].get<double>(), 16.0) << t.dump(1);
+}
+
+}  // namespace
