@@ -183,13 +183,14 @@ TEST(CliHelp, GradeAndBatchHelpListEveryOption) {
   const Ran batch = run("batch --help");
   EXPECT_EQ(batch.code, 0) << batch.out;
   for (const char* o : {"SUBMISSIONS_DIR", "--out", "--suite", "--seed", "--backend", "--visibility", "--gpus",
-                        "--jobs", "--resume", "--regrade", "--only", "--export", "--time-limit", "--title", "--quiet",
+                        "--jobs", "--resume", "--regrade", "--only", "--export", "--roster", "--canvas-column",
+                        "--points-possible", "--time-limit", "--title", "--quiet",
                         "--shard", "--slurm", "--sbatch", "--merge", "--grader", "--help", "Exit status"})
     EXPECT_NE(batch.out.find(o), std::string::npos) << o << " missing from grade batch --help:\n" << batch.out;
 
   const Ran merge = run("merge --help");
   EXPECT_EQ(merge.code, 0) << merge.out;
-  for (const char* o : {"--out", "--title", "--help"})
+  for (const char* o : {"--out", "--title", "--export", "--roster", "--canvas-column", "--points-possible", "--help"})
     EXPECT_NE(merge.out.find(o), std::string::npos) << o << " missing from grade merge --help:\n" << merge.out;
 }
 

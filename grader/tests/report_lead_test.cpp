@@ -119,14 +119,15 @@ TEST(ReportLead, CompileErrorLeadsEveryView) {
     const std::string first = head(text, 5);
     EXPECT_TRUE(contains(lower(first), "compile error")) << view << " opens with:\n" << first;
     EXPECT_TRUE(contains(first, kFirstError)) << view << " opens with:\n" << first;
-    // The state and why, the compiler's errors, then the score.
-    EXPECT_TRUE(in_order(text, {"did not build for the CPU backend", kFirstError, "TILE_WIDTH", "0"})) << view;
+    // The state and why, the score on the same line, then the compiler's errors.
+    EXPECT_TRUE(in_order(text, {"did not build for the CPU backend", "0 / 72", kFirstError, "TILE_WIDTH"})) << view;
     // The 18 tests that did not run: one line, not 18 rows (nor 18 sections).
     EXPECT_TRUE(contains(text, "18 tests")) << view << ":\n" << text;
     EXPECT_LE(count(text, "not run"), 3) << view << ":\n" << text;
   }
-  EXPECT_TRUE(in_order(md, {kFirstError, "0 / 72", "## Tests"})) << md;
-  EXPECT_TRUE(in_order(term, {kFirstError, "0 / 72", "Total"})) << term;
+  // The first line says why and the score (report/score_line.h); the errors follow.
+  EXPECT_TRUE(in_order(md, {"did not build", "0 / 72", kFirstError, "## Tests"})) << md;
+  EXPECT_TRUE(in_order(term, {"did not build", "Score: 0 / 72", kFirstError, "Total"})) << term;
 }
 
 // nvcc's form (the GPU backend), from the grading's scratch folder: the same lead, no folder.

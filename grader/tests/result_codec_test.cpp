@@ -30,6 +30,7 @@ sg::GradeResult full_result() {
   r.state = sg::GradeState::Rejected;
   r.build_log = "kernel.cu:3: error: \xc3\xa9 <b>&amp;</b>\n";
   r.sandbox = "sandbox: bubblewrap (namespaces, seccomp)";
+  r.untimed = sg::UntimedPoints{sg::WithoutGpu::ToCorrectness, 16, 100};
   r.notes = {"style: `twice(float)` is visible outside kernel.cu", "second note"};
   r.student_output = "line 1\nline 2\n";
   r.output_before_hidden = "line 1\n";
@@ -145,6 +146,10 @@ TEST(ResultCodec, EveryFieldSurvivesARoundTrip) {
   EXPECT_EQ(out.build_log, in.build_log);
   EXPECT_EQ(out.notes, in.notes);
   EXPECT_EQ(out.sandbox, in.sandbox);
+  ASSERT_TRUE(out.untimed.has_value());
+  EXPECT_EQ(out.untimed->rule, sg::WithoutGpu::ToCorrectness);
+  EXPECT_EQ(out.untimed->points, 16);
+  EXPECT_EQ(out.untimed->gpu_max, 100);
   EXPECT_EQ(out.student_output, in.student_output);
   EXPECT_EQ(out.output_before_hidden, in.output_before_hidden);
   EXPECT_EQ(out.seed, in.seed);
@@ -227,6 +232,7 @@ TEST(ResultCodec, UnsetOptionalsStayUnset) {
   EXPECT_FALSE(out.backend.has_value());
   EXPECT_FALSE(out.leaderboard_gflops.has_value());
   EXPECT_FALSE(out.output_before_hidden.has_value());
+  EXPECT_FALSE(out.untimed.has_value());
   EXPECT_TRUE(out.tests.empty());
 }
 

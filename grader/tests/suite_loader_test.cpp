@@ -200,7 +200,7 @@ TEST(SuiteLoaderTest, SyntaxErrorsCarryTheirPosition) {
 
 TEST(SuiteLoaderTest, UnknownKeysAreNamedWithTheAllowedOnes) {
   EXPECT_ERROR("suite: t\ncase: []\n", "2:1",
-               "unknown key 'case' in the suite; allowed keys: suite, description, defaults, cases, checks");
+               "unknown key 'case' in the suite; allowed keys: suite, description, without_gpu, defaults, cases, checks");
   EXPECT_ERROR(one_case("    pts: 3\n"), "8:5", "unknown key 'pts' in case 'a'; allowed keys: name, m, k, n,");
   EXPECT_ERROR(one_case("    performance: {points: 1, zero_at: 0, full_at: 1, sample: 3}\n"), "8:54",
                "unknown key 'sample' in case 'a' performance; allowed keys: points, zero_at, full_at, samples, warmups");

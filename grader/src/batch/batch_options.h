@@ -21,7 +21,7 @@ struct BatchOptions {
   int jobs = 0;                     // --jobs N (0: 2 per GPU, or the CPU count)
   bool resume = false, regrade = false;
   double time_limit_s = 0;          // --time-limit S per submission (0: from the suite)
-  std::string title;                // --title for summary.html
+  std::string title;                // --title for summary.html (and canvas.csv's column by default)
   bool quiet = false;
   int shard_index = -1, shard_count = 0;  // --shard i/N (0-based i)
   int slurm_shards = 0;             // --slurm N: write the sbatch script, grade nothing
@@ -29,6 +29,10 @@ struct BatchOptions {
   bool merge = false;               // --merge DIR: join DIR/shards/*/ into DIR
   std::string grader;               // --grader PATH: the grade binary (default: this program)
   bool export_canvas = false;       // --export canvas: also write canvas.csv
+  // canvas.csv (each implies --export canvas):
+  std::string canvas_column;              // --canvas-column TEXT: the assignment column (default: the title)
+  std::optional<double> points_possible;  // --points-possible N (default: the suite's maximum on the backend)
+  std::string roster;                     // --roster FILE: a Canvas gradebook export
   std::vector<std::string> only;    // --only ID[,ID]: regrade just these students
 };
 

@@ -10,6 +10,7 @@
 
 #include "report/class_files.h"
 #include "batch/batch_files.h"
+#include "batch/canvas_roster.h"
 #include "batch/class_results.h"
 #include "batch/content_hash.h"
 #include "batch/gpu_inventory.h"
@@ -25,6 +26,7 @@
 #include "model/result_codec.h"
 #include "services/limits.h"
 #include "report/batch_writers.h"
+#include "report/score_line.h"
 #include "report/writers.h"
 #include "suite/suite_loader.h"
 
@@ -86,9 +88,9 @@ int write_slurm_plan(const BatchOptions& o, const std::string& grade_program, co
   write_file_atomically(script, sbatch_script(p));
   fs::permissions(script, fs::perms::owner_exec, fs::perm_options::add, ec);
   std::fprintf(log,
-               "grade batch: wrote %s (%d shards)\n  submit:  sbatch %s\n  then:    %s batch --merge %s\n",
+               "grade batch: wrote %s (%d shards)\n  submit:  sbatch %s\n  then:    %s batch --merge %s%s\n",
                script.c_str(), p.shards, shell_quote(script).c_str(), shell_quote(p.grade_program).c_str(),
-               shell_quote(out).c_str());
+               shell_quote(out).c_str(), canvas_options(o).c_str());
   return 0;
 }
 
@@ -123,6 +125,7 @@ class BatchRun {
   std::vector<int> gpus_;  // empty: CPU mode
   std::map<int, std::string> gpu_arch_;  // "sm_90" per GPU in gpus_, when it could be read
   std::vector<Pending> todo_;
+  std::optional<CanvasRoster> canvas_roster_;  // --roster
   std::map<std::string, std::string> hash_now_;  // each student's submission_hash at the start
   std::map<std::size_t, int> slot_of_;
   std::unique_ptr<Progress> progress_;
@@ -151,6 +154,15 @@ int BatchRun::run() {
   } catch (const RosterError& e) {
     std::fprintf(log_, "grade batch: %s\n", e.what());
     return 2;
+  }
+  // A roster that cannot be used stops the batch before anything is graded.
+  if (!o_.roster.empty()) {
+    try {
+      canvas_roster_ = read_canvas_roster(o_.roster);
+    } catch (const CanvasRosterError& e) {
+      std::fprintf(log_, "grade batch: %s\n", e.what());
+      return 2;
+    }
   }
   if (o_.slurm_shards > 0) return write_slurm_plan(o_, grade_, subs, top, suite_path, log_);
   if (o_.shard_count > 0) {
@@ -456,14 +468,15 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   const ClassSimilarity similar =
       compare_class(compared, (fs::path(absolute(grade_)).parent_path() / ".." / "student" / "kernel.cu").string());
   write_file_atomically(out_ + "/" + class_files::kSimilarity, similarity_csv(similar.pairs));
-  write_batch_reports(results, out_, title, similarity_html(similar.pairs, similar.left_out));
-  const std::vector<Person> people = people_of(roster);
-  const bool metadata = std::any_of(roster.begin(), roster.end(), [](const Submission& s) { return !s.members.empty(); });
-  if (metadata) write_file_atomically(out_ + "/" + class_files::kMembers, members_csv(people, results));
-  if (o_.export_canvas) write_file_atomically(out_ + "/" + class_files::kCanvas, canvas_csv(people, results, title));
+  const CanvasSettings canvas = canvas_settings(o_, &suite_, settings_.backend.value_or(BackendKind::Cpu), title,
+                                                canvas_roster_ ? &*canvas_roster_ : nullptr);
+  const std::string lms =
+      write_lms_exports(out_, roster, results, o_.export_canvas ? &canvas : nullptr, log_, "grade batch");
+  write_batch_reports(results, out_, title, similarity_html(similar.pairs, similar.left_out) + lms);
   if (o_.quiet) return;
   std::size_t graded = 0;
   for (const auto& r : results) graded += r.state == GradeState::Graded;
+  std::fprintf(log_, "grade batch: %s\n", report::class_score_line(results).c_str());
   std::fprintf(log_, "grade batch: %zu of %zu submissions graded normally; wrote %s/gradebook.csv and %s/summary.html\n",
                graded, results.size(), out_.c_str(), out_.c_str());
 }
@@ -471,7 +484,7 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
 }  // namespace
 
 int run_batch(const BatchOptions& opts, const std::string& grade_program, std::FILE* log) {
-  if (opts.merge) return merge_shards(absolute(opts.out), opts.title, log);
+  if (opts.merge) return merge_shards(absolute(opts.out), opts, log);
   try {
     BatchRun run(opts, grade_program, log);
     return run.run();

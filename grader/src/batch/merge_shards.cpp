@@ -4,13 +4,17 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "report/class_files.h"
 #include "batch/batch_files.h"
+#include "batch/canvas_roster.h"
 #include "batch/class_results.h"
 #include "batch/journal.h"
+#include "batch/lms_export.h"
 #include "batch/roster.h"
 #include "report/batch_writers.h"
+#include "report/score_line.h"
 #include "suite/suite_loader.h"
 
 namespace fs = std::filesystem;
@@ -38,11 +42,20 @@ std::vector<std::pair<int, std::string>> shard_dirs(const std::string& dir) {
 
 }  // namespace
 
-int merge_shards(const std::string& dir, const std::string& title, std::FILE* log) {
+int merge_shards(const std::string& dir, const BatchOptions& o, std::FILE* log) {
   const auto shards = shard_dirs(dir);
   if (shards.empty()) {
     std::fprintf(log, "grade batch --merge: no shard folders under %s/shards/ (run the shards first)\n", dir.c_str());
     return 2;
+  }
+  std::optional<CanvasRoster> canvas_roster;
+  if (!o.roster.empty()) {
+    try {
+      canvas_roster = read_canvas_roster(o.roster);
+    } catch (const CanvasRosterError& e) {
+      std::fprintf(log, "grade batch --merge: %s\n", e.what());
+      return 2;
+    }
   }
   std::string lock_error;
   BatchLock lock(dir, lock_error);
@@ -96,15 +109,19 @@ int merge_shards(const std::string& dir, const std::string& title, std::FILE* lo
     // Everyone in the class gets a row, also students no shard finished.
     std::vector<ClassMember> members;
     std::vector<std::string> missing;
+    std::vector<Submission> submissions;  // the class, for members.csv and canvas.csv
     if (have_settings && fs::is_directory(settings.submissions)) {
-      for (const auto& s : discover_submissions(settings.submissions)) {
+      submissions = discover_submissions(settings.submissions);
+      for (const auto& s : submissions) {
         members.push_back({s.id, s.path});
         if (!found.count(s.id)) missing.push_back(s.id);
       }
     }
     for (const auto& [id, f] : found)
-      if (std::none_of(members.begin(), members.end(), [&](const ClassMember& m) { return m.student == id; }))
+      if (std::none_of(members.begin(), members.end(), [&](const ClassMember& m) { return m.student == id; })) {
         members.push_back({id, f.entry.submission});
+        submissions.push_back(Submission{id, f.entry.submission, "", "", "folder", {}});
+      }
     std::sort(members.begin(), members.end(),
               [](const ClassMember& a, const ClassMember& b) { return a.student < b.student; });
     std::map<std::string, JournalEntry> latest;
@@ -113,10 +130,20 @@ int merge_shards(const std::string& dir, const std::string& title, std::FILE* lo
     const auto results = class_results(dir, members, latest, suite.get(), settings, notes);
     for (const auto& n : notes) std::fprintf(log, "grade batch --merge: warning: %s\n", n.c_str());
     const std::string page_title =
-        !title.empty() ? title : "Tiled SGEMM: suite " + (suite ? suite->name : std::string("?"));
-    write_batch_reports(results, dir, page_title);
-    std::fprintf(log, "grade batch --merge: %zu shards, %zu students; wrote %s/gradebook.csv and %s/summary.html\n",
-                 shards.size(), results.size(), dir.c_str(), dir.c_str());
+        !o.title.empty() ? o.title : "Tiled SGEMM: suite " + (suite ? suite->name : std::string("?"));
+    // canvas.csv's Points Possible comes from the suite, or from --points-possible.
+    const bool canvas_known = o.export_canvas && (suite || o.points_possible);
+    if (o.export_canvas && !canvas_known)
+      std::fprintf(log, "grade batch --merge: warning: canvas.csv not written: the suite is unknown, and with it the "
+                        "Points Possible (give --points-possible)\n");
+    const CanvasSettings canvas = canvas_settings(o, suite.get(), settings.backend.value_or(BackendKind::Cpu),
+                                                  page_title, canvas_roster ? &*canvas_roster : nullptr);
+    const std::string lms =
+        write_lms_exports(dir, submissions, results, canvas_known ? &canvas : nullptr, log, "grade batch --merge");
+    write_batch_reports(results, dir, page_title, lms);
+    std::fprintf(log, "grade batch --merge: %s\ngrade batch --merge: %zu shards, %zu students; wrote %s/gradebook.csv "
+                 "and %s/summary.html\n", report::class_score_line(results).c_str(), shards.size(), results.size(),
+                 dir.c_str(), dir.c_str());
     if (!missing.empty()) {
       std::string list;
       for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;

@@ -18,8 +18,10 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
   if (suite) {
     r.suite_name = suite->name;
     r.suite_path = suite->path;
-    r.tests = plan_tests(*suite, public_only ? Shown::PublicOnly : Shown::All,
-                         backend == BackendKind::Cpu ? kCpuNotTimed : "");
+    const Shown shown = public_only ? Shown::PublicOnly : Shown::All;
+    const std::string why_not_timed = backend == BackendKind::Cpu ? kCpuNotTimed : "";
+    r.tests = plan_tests(*suite, shown, why_not_timed);
+    r.untimed = untimed_points(*suite, shown, why_not_timed);
   } else {
     TestResult t;
     t.name = "grading";

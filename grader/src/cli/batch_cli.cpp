@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -107,13 +108,33 @@ struct BatchCommand {
                                                       : std::string();
                      })
         ->group(batch_only);
-    cli::add_checked(app, "--export", "FORMAT", "canvas: also write canvas.csv for Canvas's gradebook import",
+    // canvas.csv: read by `grade merge` too, which writes the class outputs of a Slurm batch.
+    cli::add_checked(app, "--export", "FORMAT",
+                     "canvas: also write canvas.csv for Canvas's gradebook import (grader/docs/batch.md)",
                      [&o](const std::string& v) {
                        if (v != "canvas") return "the one format is canvas, got " + v;
                        o.export_canvas = true;
                        return std::string();
-                     })
-        ->group(batch_only);
+                     });
+    app.add_option("--roster", o.roster,
+                   "Canvas's gradebook export (Grades > Export, CSV): canvas.csv gets a row per student of it, with "
+                   "its ID, SIS User ID, SIS Login ID and Section, matched to submissions by SID, e-mail or id; "
+                   "implies --export canvas")
+        ->type_name("FILE");
+    app.add_option("--canvas-column", o.canvas_column,
+                   "canvas.csv's assignment column; to grade an existing assignment, its heading in Canvas's "
+                   "gradebook export, e.g. 'SGEMM (123456)' (default: the --title); implies --export canvas")
+        ->type_name("TEXT");
+    cli::add_checked(app, "--points-possible", "N",
+                     "canvas.csv's Points Possible (default: what the suite is worth on the backend used, e.g. 84 "
+                     "on the CPU backend with the default suite); implies --export canvas",
+                     [&o](const std::string& v) {
+                       char* end = nullptr;
+                       const double n = std::strtod(v.c_str(), &end);
+                       if (v.empty() || *end || !std::isfinite(n) || !(n > 0)) return "expected points > 0, got " + v;
+                       o.points_possible = n;
+                       return std::string();
+                     });
     cli::add_checked(app, "--time-limit", "S", "wall-clock seconds per submission (default: from the suite)",
                      [&o](const std::string& v) {
                        char* end = nullptr;
@@ -122,7 +143,10 @@ struct BatchCommand {
                                                                           : std::string();
                      })
         ->group(batch_only);
-    app.add_option("--title", o.title, "title of summary.html")->type_name("TEXT");
+    app.add_option("--title", o.title,
+                   "title of summary.html, and canvas.csv's column unless --canvas-column "
+                   "(default: 'Tiled SGEMM: suite NAME')")
+        ->type_name("TEXT");
     app.add_flag("--quiet", o.quiet, "no progress output")->group(batch_only);
     cli::add_checked(app, "--shard", "I/N", "grade only slice I (0-based) of N, into DIR/shards/I/",
                      [&o](const std::string& v) {
@@ -159,6 +183,7 @@ struct BatchCommand {
 
 // The checks across options, once all are read.
 std::string check_batch_options(BatchOptions& o) {
+  if (!o.roster.empty() || !o.canvas_column.empty() || o.points_possible) o.export_canvas = true;
   if (o.merge) {
     // `grade batch --merge DIR`: the folder may come as the argument or as --out.
     if (o.out.empty()) o.out = o.submissions;
@@ -170,6 +195,9 @@ std::string check_batch_options(BatchOptions& o) {
   if (o.resume && o.regrade) return "--resume and --regrade exclude each other (--regrade grades everything again)";
   if (!o.only.empty() && (o.regrade || o.shard_count))
     return "--only regrades the students named in an existing batch: not with --regrade or --shard";
+  if (o.export_canvas && o.shard_count)
+    return "--export canvas (or --roster, --canvas-column, --points-possible) with --shard: a shard holds part of "
+           "the class; give them to grade merge, which writes the whole class's canvas.csv";
   if (o.slurm_shards && o.shard_count)
     return "--slurm writes the job script; --shard is what each of its tasks runs: give one";
   return "";

@@ -28,6 +28,11 @@ const char* to_string(CheckKind k) {
   return i >= 0 && i <= static_cast<int>(CheckKind::Last) ? kCheckKindNames[i] : "unknown";
 }
 
+const char* to_string(WithoutGpu w) {
+  const int i = static_cast<int>(w);
+  return i >= 0 && i <= static_cast<int>(WithoutGpu::Last) ? kWithoutGpuNames[i] : "unknown";
+}
+
 const char* to_string(Status s) {
   switch (s) {
     case Status::Passed: return "passed";
@@ -100,6 +105,10 @@ std::optional<ReuseSource> parse_reuse_source(std::string_view s) {
 
 std::optional<BackendKind> parse_backend(std::string_view s) {
   return parse_enum(s, BackendKind::Gpu, BackendKind::Cpu);
+}
+
+std::optional<WithoutGpu> parse_without_gpu(std::string_view s) {
+  return parse_enum(s, WithoutGpu::NotMeasured, WithoutGpu::Last);
 }
 
 }  // namespace sg

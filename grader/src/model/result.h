@@ -2,6 +2,7 @@
 // format (results.json, junit.xml, report.md, the terminal table, the
 // gradebook) is a thin writer over it.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,6 +60,7 @@ std::optional<TestKind> parse_test_kind(std::string_view s);
 std::optional<GradeState> parse_grade_state(std::string_view s);
 std::optional<BackendKind> parse_backend(std::string_view s);
 std::optional<ReuseSource> parse_reuse_source(std::string_view s);
+std::optional<WithoutGpu> parse_without_gpu(std::string_view s);
 
 // One wrong output element.
 struct Mismatch {
@@ -145,6 +147,15 @@ struct TestResult {
   double seconds = 0;        // wall time spent on this test
 };
 
+// What a grading that could not time the performance cases did with their
+// points (the suite's without_gpu rule), so that every view says it beside the
+// score instead of leaving a reader to wonder why the maximum is not the suite's.
+struct UntimedPoints {
+  WithoutGpu rule = WithoutGpu::NotMeasured;  // the rule applied (not_measured where nothing could take them)
+  double points = 0;   // what the set-aside tests are worth on a GPU
+  double gpu_max = 0;  // what this grading's tests are worth on a GPU
+};
+
 struct GradeResult {
   std::string submission;    // path as given
   std::string student;       // id in batch mode, else the submission's folder name
@@ -152,6 +163,8 @@ struct GradeResult {
   std::optional<BackendKind> backend;  // unset when grading never got as far as choosing one
   std::string device;        // e.g. "NVIDIA H100 80GB HBM3 (sm_90)" or "CPU backend"
   std::string sandbox;       // "sandbox: ..." (process/sandbox.h): what contained the student's code
+  // Set where the backend could not time the performance cases (model/plan.h).
+  std::optional<UntimedPoints> untimed;
   GradeState state = GradeState::Graded;
   std::string build_log;     // compiler output (capped)
   std::vector<std::string> notes;  // remarks that cost no points (style), shown in every report
@@ -176,8 +189,11 @@ struct GradeResult {
   std::vector<std::pair<std::string, double>> phase_seconds;
   std::optional<double> leaderboard_gflops;  // best correct, plausible GFLOP/s
 
-  double score() const { double s = 0; for (const auto& t : tests) s += t.score; return s; }
-  double max_score() const { double s = 0; for (const auto& t : tests) s += t.max_score; return s; }
+  // Sums cleared of binary rounding (to a millionth of a point), so that points
+  // shared in hundredths (without_gpu: to_correctness) add up to 100, not 99.99999999999999.
+  double score() const { double s = 0; for (const auto& t : tests) s += t.score; return points_sum(s); }
+  double max_score() const { double s = 0; for (const auto& t : tests) s += t.max_score; return points_sum(s); }
+  static double points_sum(double s) { return std::isfinite(s) ? std::round(s * 1e6) / 1e6 : s; }
 };
 
 }  // namespace sg

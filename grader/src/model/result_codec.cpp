@@ -299,6 +299,10 @@ std::string encode_result(const GradeResult& r) {
                {"build_log", r.build_log},
                {"notes", r.notes},
                {"sandbox", r.sandbox},
+               {"untimed", r.untimed ? Json{{"rule", to_string(r.untimed->rule)},
+                                            {"points", real(r.untimed->points)},
+                                            {"gpu_max", real(r.untimed->gpu_max)}}
+                                     : Json()},
                {"student_output", r.student_output},
                {"output_before_hidden", r.output_before_hidden ? Json(*r.output_before_hidden) : Json()},
                // A string: 64-bit seeds do not survive readers that parse numbers as doubles.
@@ -339,6 +343,11 @@ GradeResult decode_result(const std::string& text, const std::string& where) {
   r.state = j.word<GradeState>("state", parse_grade_state);
   r.build_log = j.text("build_log");
   r.sandbox = j.text("sandbox");
+  // Absent from files written before it was recorded: then it stays unset.
+  if (j.has("untimed")) {
+    const Reader u = j.sub("untimed");
+    r.untimed = UntimedPoints{u.word<WithoutGpu>("rule", parse_without_gpu), u.real("points"), u.real("gpu_max")};
+  }
   j.each("notes", [&](const Json& v, const std::string& at) {
     if (!v.is_string()) throw std::runtime_error(at + " is not a string");
     r.notes.push_back(v.get<std::string>());

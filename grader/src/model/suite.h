@@ -84,12 +84,26 @@ inline bool memcheck_covers(const Check& check, const Case& c) {
   return double(c.m) * c.n * c.k <= kMemcheckMaxVolume;
 }
 
+// How a grading that cannot time the performance cases (the CPU backend: no
+// GPU) counts their points. It sets aside every test of a timed case there
+// (model/plan.h); the rule says whether the maximum shrinks or stays.
+enum class WithoutGpu {
+  NotMeasured,    // their points are left out: the maximum is the GPU's less them
+  ToCorrectness,  // they go to the untimed correctness cases, in proportion to their points
+  Last = ToCorrectness  // keep equal to the last rule: the suite schema lists rules up to it
+};
+// The suite YAML's word for each rule, in the enum's order.
+inline constexpr const char* kWithoutGpuNames[] = {"not_measured", "to_correctness"};
+static_assert(sizeof(kWithoutGpuNames) / sizeof(kWithoutGpuNames[0]) == static_cast<int>(WithoutGpu::Last) + 1,
+              "every WithoutGpu rule needs its name in kWithoutGpuNames");
+
 struct Suite {
   std::string path;
   std::string name;
   std::string description;
   std::vector<Case> cases;
   std::vector<Check> checks;
+  WithoutGpu without_gpu = WithoutGpu::NotMeasured;
 
   double max_points() const {
     double total = 0;
@@ -102,5 +116,6 @@ struct Suite {
 const char* to_string(Visibility v);
 const char* to_string(Distribution d);
 const char* to_string(CheckKind k);
+const char* to_string(WithoutGpu w);
 
 }  // namespace sg

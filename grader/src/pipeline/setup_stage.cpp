@@ -29,7 +29,9 @@ bool setup_stage(Grading& g) {
   r.device = g.backend->device();
   r.sandbox = g.paths.sandbox.describe();
   if (!g.work.note().empty()) g.log(g.work.note());
-  r.tests = plan_tests(g.suite, g.opts.public_only ? Shown::PublicOnly : Shown::All, g.backend->why_not_timed());
+  const Shown shown = g.opts.public_only ? Shown::PublicOnly : Shown::All;
+  r.tests = plan_tests(g.suite, shown, g.backend->why_not_timed());
+  r.untimed = untimed_points(g.suite, shown, g.backend->why_not_timed());
   return true;
 }
 

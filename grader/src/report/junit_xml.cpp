@@ -2,6 +2,7 @@
 #include <string>
 
 #include "report/feedback.h"
+#include "report/score_line.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
 
@@ -54,7 +55,7 @@ std::string junit_xml(const GradeResult& r) {
        property("suite", r.suite_path) + property("backend", report::backend_name(r)) +
        property("device", r.device) + property("state", state) +
        property("seed", report::seed_text(r)) + property("score", report::num(r.score(), 3)) +
-       property("max_score", report::num(r.max_score(), 3));
+       property("max_score", report::num(r.max_score(), 3)) + property("score_line", report::score_line(r));
   x += "    </properties>\n";
 
   if (state_case) {

@@ -101,7 +101,6 @@ std::optional<Lead> lead_of(const GradeResult& r) {
   const std::string why = reason(r);
   lead.headline = clean_line(why.empty() ? state : state + ": " + why);
   if (!build_log_repeats_lead(r)) lead.first_errors = first_compiler_errors(r.build_log);
-  lead.score = "Score: " + score_text(r) + " (" + pass_count_text(r) + ")";
   int count = 0;
   double points = 0;
   for (const auto& t : r.tests)

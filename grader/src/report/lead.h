@@ -1,9 +1,10 @@
 // What every view of a grading whose tests could not run opens with (a compile
 // error, a rejection, a submission that could not be graded): the state and
-// why, the compiler's first errors on the student's own lines, then the score;
-// the tests that did not run for that reason fold into one line. Built here
-// once, so that results.json, report.md, report.html and the terminal say it
-// in the same words and the same order.
+// why, with the score line after it on the same first line
+// (report/score_line.h), then the compiler's first errors on the student's own
+// lines; the tests that did not run for that reason fold into one line. Built
+// here once, so that results.json, report.md, report.html and the terminal say
+// it in the same words and the same order.
 #pragma once
 #include <cstddef>
 #include <optional>
@@ -20,8 +21,6 @@ struct Lead {
   // The compiler's first errors in kernel.cu, each with the lines it quotes
   // (capped); "" when the log holds none.
   std::string first_errors;
-  // "Score: 0 / 84 (0 of 18 tests passed)".
-  std::string score;
   // "18 tests (84 points) not run: the submission did not compile"; "" when
   // no test was kept from running.
   std::string not_run;

@@ -8,6 +8,7 @@
 #include "words/case_report.h"
 #include "report/feedback.h"
 #include "report/lead.h"
+#include "report/score_line.h"
 #include "report/shown_paths.h"
 #include "report/student_view.h"
 #include "report/text_clean.h"
@@ -89,15 +90,24 @@ std::string tests_table(const GradeResult& r) {
   return h;
 }
 
-// A grading whose tests could not run opens with why (report/lead.h).
-std::string lead_block(const GradeResult& r) {
+// The first paragraph (report/score_line.h): why a grading whose tests could
+// not run stopped (report/lead.h), then the score, what it is out of and how
+// it was counted; then, for such a grading, the compiler's first errors and
+// the tests not run.
+std::string opening(const GradeResult& r) {
   const auto lead = report::lead_of(r);
-  if (!lead) return "";
-  std::string h = "<div id=\"lead\">\n<p class=\"failed\"><strong>" + xml_escape(lead->headline) + "</strong></p>\n";
+  const report::ScoreLine line = report::score_line_of(r);
+  std::string p = "<p id=\"score-line\">";
+  if (lead)
+    p += "<strong class=\"failed\">" + xml_escape(lead->headline) + "</strong>" +
+         report::after_headline(lead->headline);
+  p += "<strong>" + xml_escape(line.score) + "</strong> (" + xml_escape(line.counts) + ")" +
+       (line.basis.empty() ? "" : ". " + xml_escape(line.basis) + ".") + "</p>\n";
+  if (!lead) return p;
+  std::string h = "<div id=\"lead\">" + p;  // one line: the first a reader sees
   if (!lead->first_errors.empty()) h += "<pre id=\"first-errors\">" + xml_escape(lead->first_errors) + "</pre>\n";
-  h += "<p><strong>" + xml_escape(lead->score) + ".</strong>" +
-       (lead->not_run.empty() ? "" : " " + xml_escape(lead->not_run) + ".") + "</p>\n</div>\n";
-  return h;
+  if (!lead->not_run.empty()) h += "<p>" + xml_escape(lead->not_run) + ".</p>\n";
+  return h + "</div>\n";
 }
 
 // C's output tiles as a grid of squares: red where some element is wrong. The
@@ -239,7 +249,7 @@ std::string report_html(const GradeResult& given) {
   const GradeResult r = report::as_shown(given);
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>SGEMM report: " +
                   xml_escape(r.student) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  h += "<h1>SGEMM grading report: " + xml_escape(r.student) + "</h1>\n" + lead_block(r);
+  h += "<h1>SGEMM grading report: " + xml_escape(r.student) + "</h1>\n" + opening(r);
   if (r.state == GradeState::InternalError)
     h += "<p class=\"failed\">The grader itself failed on this submission; the score is not a verdict on the "
          "code.</p>\n";

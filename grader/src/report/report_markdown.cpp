@@ -4,6 +4,7 @@
 #include "words/case_report.h"
 #include "report/feedback.h"
 #include "report/lead.h"
+#include "report/score_line.h"
 #include "report/shown_paths.h"
 #include "report/student_view.h"
 #include "report/text_clean.h"
@@ -24,20 +25,24 @@ std::string row(std::initializer_list<std::string> cells) {
   return s + "\n";
 }
 
-// A grading whose tests could not run opens with why (report/lead.h).
-void lead_block(const GradeResult& r, std::string& md) {
+// The first paragraph (report/score_line.h): why a grading whose tests could
+// not run stopped (report/lead.h), then the score, what it is out of and how
+// it was counted; then the compiler's first errors and the tests not run.
+void opening(const GradeResult& r, std::string& md) {
   const auto lead = report::lead_of(r);
-  if (!lead) return;
-  // A fence may interrupt a paragraph: the errors follow the headline at once.
-  md += "**" + md_cell(lead->headline) + "**\n";
-  if (!lead->first_errors.empty()) md += report::md_fence(lead->first_errors);
-  md += "\n**" + md_cell(lead->score) + ".**" + (lead->not_run.empty() ? "" : " " + md_cell(lead->not_run) + ".") +
-        "\n\n";
+  const report::ScoreLine line = report::score_line_of(r);
+  if (lead) md += "**" + md_cell(lead->headline) + "**" + report::after_headline(lead->headline);
+  md += "**" + md_cell(line.score) + "** (" + md_cell(line.counts) + ")" +
+        (line.basis.empty() ? "" : ". " + md_cell(line.basis) + ".") + "\n";
+  // A fence may interrupt a paragraph: the errors follow at once.
+  if (lead && !lead->first_errors.empty()) md += report::md_fence(lead->first_errors);
+  md += "\n";
+  if (lead && !lead->not_run.empty()) md += md_cell(lead->not_run) + ".\n\n";
 }
 
 void header(const GradeResult& r, std::string& md) {
   md += "# SGEMM grading report: " + md_cell(r.student) + "\n\n";
-  lead_block(r, md);
+  opening(r, md);
   md += row({"", ""}) + "|---|---|\n";
   md += row({"Submission", md_cell(r.submission)});
   md += row({"Suite", md_cell(r.suite_name) + " (" + md_cell(r.suite_path) + ")"});

@@ -5,6 +5,7 @@
 
 #include "report/feedback.h"
 #include "report/lead.h"
+#include "report/score_line.h"
 #include "report/shown_paths.h"
 #include "report/student_view.h"
 #include "report/text_clean.h"
@@ -110,29 +111,22 @@ Json test_extra(const TestResult& t) {
   return e;
 }
 
-// A grading whose tests could not run opens with why (report/lead.h): Gradescope shows this text first.
-std::string lead_text(const GradeResult& r) {
-  const auto lead = report::lead_of(r);
-  if (!lead) return "";
-  std::string s = lead->headline + "\n" + lead->first_errors;
-  s += lead->score + "\n";
-  if (!lead->not_run.empty()) s += lead->not_run + "\n";
-  return s + "\n";
-}
-
+// Gradescope shows this text first: the opening line (report/score_line.h:
+// why a grading stopped early, then the score), then the compiler's first
+// errors and the tests not run (report/lead.h).
 std::string summary_output(const GradeResult& r) {
   using report::clean_line;
   bool has_unmeasured = false;
   for (const auto& t : r.tests) has_unmeasured |= report::not_measured(t);
-  const bool led = r.state != GradeState::Graded;
-  std::string s = lead_text(r);
+  std::string s = report::opening_line(r) + "\n";
+  if (const auto lead = report::lead_of(r))
+    s += lead->first_errors + (lead->not_run.empty() ? "" : lead->not_run + "\n");
+  s += "\n";
   s += "SGEMM grader, suite " + clean_line(r.suite_name) + " (" + clean_line(r.suite_path) + ")\n";
   s += "Submission: " + clean_line(r.student) + " (" + clean_line(r.submission) + ")\n";
   s += "Backend: " + report::backend_name(r) + ", device: " + clean_line(r.device) + "\n";
   s += "Seed: " + report::seed_text(r) + "\n";
   s += "Build: " + report::build_text(r) + "\n";
-  if (!led)  // else the lead said the state and the score
-    s += "Score: " + report::score_text(r) + " (" + report::pass_count_text(r) + ")\n";
   if (r.leaderboard_gflops)
     s += "Best correct throughput: " + report::num(*r.leaderboard_gflops, 1) + " GFLOP/s\n";
   if (has_unmeasured)
@@ -215,6 +209,11 @@ std::string results_json(const GradeResult& given) {
       {"seed", std::to_string(r.seed)},
       {"seed_given", r.seed_given},
       {"max_score", r.max_score()},
+      // How a grading that could not time counted the timed cases' points (the suite's without_gpu).
+      {"untimed", r.untimed ? Json{{"rule", to_string(r.untimed->rule)},
+                                   {"points", number_or_word(r.untimed->points)},
+                                   {"gpu_max", number_or_word(r.untimed->gpu_max)}}
+                            : Json()},
       {"compile_time", number_or_word(r.compile_time)},
       {"gpu_exclusive_time", number_or_word(r.gpu_exclusive_time)},
       {"tests", extra_tests}};

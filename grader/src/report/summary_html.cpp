@@ -9,6 +9,7 @@
 
 #include "report/batch_writers.h"
 #include "report/feedback.h"
+#include "report/score_line.h"
 #include "report/text_clean.h"
 
 namespace sg {
@@ -273,7 +274,11 @@ constexpr char kSortScript[] =
 std::string summary_html(const std::vector<GradeResult>& results, const std::string& title, const std::string& extra) {
   std::string h = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
   h += "<title>" + xml_escape(title) + "</title>\n<style>" + kStyle + "</style>\n</head>\n<body>\n";
-  h += "<h1>" + xml_escape(title) + "</h1>\n" + overview(results);
+  // First what the scores are out of and, without a GPU, how they were counted (report/score_line.h).
+  h += "<h1>" + xml_escape(title) + "</h1>\n";
+  if (const std::string line = report::class_score_line(results); !line.empty())
+    h += "<p id=\"score-basis\"><strong>" + xml_escape(line) + "</strong></p>\n";
+  h += overview(results);
   h += "<h2>Scores</h2>\n" + histogram(results);
   h += "<h2>Failure rate per test</h2>\n<p>Failed among the submissions that ran the test (those that did not "
        "build, or where it was not measured, are left out).</p>\n" +

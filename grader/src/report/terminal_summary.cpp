@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <optional>
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
@@ -9,6 +10,7 @@
 
 #include "report/feedback.h"
 #include "report/lead.h"
+#include "report/score_line.h"
 #include "report/shown_paths.h"
 #include "report/text_clean.h"
 #include "report/writers.h"
@@ -55,18 +57,25 @@ std::string note(const TestResult& t) {
   return report::note_within(report::clean_line(t.verdict), kNoteMax);
 }
 
-// A grading whose tests could not run opens with why (report/lead.h), in full:
-// the terminal never cuts it.
-void print_lead(const GradeResult& r, std::ostream& out, bool color) {
-  const auto lead = report::lead_of(r);
+// The first line (report/score_line.h): why a grading whose tests could not
+// run stopped (report/lead.h), then the score, what it is out of and, on a
+// backend that could not time, how that was counted. Never cut.
+void print_opening(const GradeResult& r, const std::optional<report::Lead>& lead, std::ostream& out, bool color) {
+  const report::ScoreLine line = report::score_line_of(r);
+  const std::string bold = color ? "\x1b[1m" : "", red = color ? colour(Status::Failed) : "",
+                    reset = color ? "\x1b[0m" : "";
+  if (lead) out << red << lead->headline << reset << report::after_headline(lead->headline);
+  out << bold << line.score << reset << " (" << line.counts << ")";
+  if (!line.basis.empty()) out << ". " << line.basis << ".";
+  out << "\n";
+}
+
+// Then the compiler's first errors and the tests the stop kept from running.
+void print_lead(const std::optional<report::Lead>& lead, std::ostream& out) {
   if (!lead) return;
-  const std::string red = color ? colour(Status::Failed) : "", reset = color ? "\x1b[0m" : "";
-  out << red << lead->headline << reset << "\n";
   std::istringstream errors(lead->first_errors);
   for (std::string line; std::getline(errors, line);) out << "  " << line << "\n";
-  out << lead->score;
-  if (!lead->not_run.empty()) out << "; " << lead->not_run;
-  out << "\n";
+  if (!lead->not_run.empty()) out << lead->not_run << "\n";
 }
 
 }  // namespace
@@ -74,10 +83,11 @@ void print_lead(const GradeResult& r, std::ostream& out, bool color) {
 void print_summary(const GradeResult& given, std::ostream& out, bool color) {
   const GradeResult r = report::as_shown(given);
   const std::string bold = color ? "\x1b[1m" : "", reset = color ? "\x1b[0m" : "";
-  out << bold << "SGEMM grader: " << report::clean_line(r.student) << reset << " (suite "
-      << report::clean_line(r.suite_name) << ", " << report::backend_name(r) << " backend, "
-      << report::clean_line(r.device) << ")\n";
-  print_lead(r, out, color);
+  const auto lead = report::lead_of(r);
+  print_opening(r, lead, out, color);
+  print_lead(lead, out);
+  out << "SGEMM grader: " << report::clean_line(r.student) << " (suite " << report::clean_line(r.suite_name) << ", "
+      << report::backend_name(r) << " backend, " << report::clean_line(r.device) << ")\n";
   if (!r.sandbox.empty()) out << report::clean_line(r.sandbox) << "\n";
 
   // The tests the lead's not-run line stands for get no row of their own.
