@@ -15,6 +15,7 @@
 #include "backends/gpu/device_lock.h"
 #include "backends/gpu/ncu_reuse.h"
 #include "backends/gpu/pm_loads.h"
+#include "backends/gpu/pm_reuse.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "words/case_report.h"
 #include "services/limits.h"
@@ -384,83 +385,19 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   return measure_reuse_ncu(c, ctx);
 }
 
-// PM sampling's window: the counter is enabled for the one launch only
-// (while enabled it keeps every other profiler, ncu included, off the device).
-class PmWindow : public LoadWindow {
- public:
-  explicit PmWindow(std::unique_ptr<PmLoadCounter> counter) : counter_(std::move(counter)) {}
-  std::optional<double> close(std::string& why) override {
-    std::optional<double> loads = counter_->stop(why);
-    counter_.reset();
-    return loads;
-  }
-
- private:
-  std::unique_ptr<PmLoadCounter> counter_;
-};
-
 std::unique_ptr<LoadWindow> GpuBackend::open_load_window(std::string& why) {
-  std::unique_ptr<PmLoadCounter> counter = PmLoadCounter::open(why);
-  if (!counter || !counter->start(why)) return nullptr;
-  log("load counter opened in " + std::to_string(counter->setup_seconds()) + " s");
-  return std::make_unique<PmWindow>(std::move(counter));
+  return open_pm_window(why, setup_.log);
 }
 
-// The loads of the correctness case of the check's shape, counted around its
-// checked launch (pipeline/case_run.cpp), as the CPU backend counts that
-// case; without such a case, one checked launch of its own through the
-// student's runner, made as a case is. The window holds only the runner's own
-// work: its copies and the shared-memory zeroing issue no global loads, and
-// anything else the submission runs meanwhile only adds to its count.
 std::optional<ReuseMeasurement> GpuBackend::measure_reuse_pm(const Check& c, const SanitizerContext& ctx,
                                                              std::string& why) {
-  ReuseMeasurement r;
-  r.source = ReuseSource::PmSampling;
-  r.naive_loads = naive_global_loads(c.m, c.n, c.k);
-  const auto t0 = Clock::now();
-  std::optional<CountedCase> counted;
-  for (const CountedCase& cc : ctx.counted)
-    if (cc.m == c.m && cc.k == c.k && cc.n == c.n && (!cc.completed || cc.counted)) {
-      counted = cc;
-      break;
-    }
-  if (!counted) {
-    log("structure: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-        std::to_string(c.n) + " (the GPU's counters)");
-    const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
-    Case shape;  // a correctness case of the check's shape: its time limit
-    shape.m = c.m;
-    shape.k = c.k;
-    shape.n = c.n;
-    CaseOutcome out;
-    std::optional<double> loads;
-    {
-      const std::unique_ptr<DeviceHold> hold = exclusive_hold();
-      std::unique_ptr<LoadWindow> window = open_load_window(why);
-      if (!window) return std::nullopt;
-      out = ctx.session->run(c.m, c.k, c.n, in.a, in.b, case_time_limit(shape));
-      loads = window->close(why);
-    }
-    counted = CountedCase{c.m, c.k, c.n, out.kind == CaseOutcome::Kind::Ok, out.cause, loads.value_or(0), 0,
-                          loads.has_value(), why};
-  }
-  r.seconds = seconds_since(t0);
-  r.outcome = ReuseMeasurement::Outcome::NotMeasured;
-  if (!counted->completed) {
-    r.why = "the kernel did not complete at the check's shape: " + counted->verdict;
-    return r;
-  }
-  if (!counted->counted) {  // the counter failed, not the kernel
-    why = counted->counter_failed;
-    return std::nullopt;
-  }
-  if (counted->warp_loads <= 0) {
-    r.why = "the kernel loaded nothing from global memory at the check's shape";
-    return r;
-  }
-  r.outcome = ReuseMeasurement::Outcome::Measured;
-  r.loads = counted->warp_loads;
-  return r;
+  Case shape;  // a correctness case of the check's shape: its time limit
+  shape.m = c.m;
+  shape.k = c.k;
+  shape.n = c.n;
+  const PmReuseRun run{[this] { return exclusive_hold(); }, [this](std::string& w) { return open_load_window(w); },
+                       case_time_limit(shape), setup_.log};
+  return reuse_from_counters(c, ctx, run, why);
 }
 
 ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerContext& ctx) {
@@ -535,48 +472,7 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt + pause_source() % 1500));
   }
-  r.seconds = seconds_since(t0);
-  const NcuLoads loads = parse_ncu_loads(run.output);
-  if (loads.no_permission && !loads.ok && !admin_only.has_value()) {
-    // The driver's setting is unknown here: ncu's own word stands.
-    r.why = "ncu could not read the GPU's counters (ERR_NVGPUCTRPERM)";
-    return r;
-  }
-  r.outcome = ReuseMeasurement::Outcome::NotMeasured;
-  if (!run.started) {
-    r.why = "ncu could not start: " + run.start_error;
-    return r;
-  }
-  if (!run.exit.exited || run.exit.code != 0 || run.answered != 1) {
-    // The kernel failed at this shape (its correctness cases say how): its
-    // loads cannot be counted, so the static check stands in, as without ncu.
-    // (A submission could fail here on purpose to get the static check: said in README's threat model.)
-    r.outcome = ReuseMeasurement::Outcome::Unavailable;
-    r.why = "the kernel did not complete under ncu at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-            std::to_string(c.n) + " (" +
-            (run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(kNcuQuietS)) +
-                                   " s: it hung before it"
-             : run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(kNcuQuietS)) +
-                                    " s once it had the profiler: the kernel hung"
-             : !run.refused.empty()
-                 ? "the launch failed: " + run.refused
-                 : run.answered == 0 ? "it ended before its launch completed: " + run.exit.describe()
-                                     : run.exit.describe()) +
-            ncu_errors(run.output) + ")";
-    return r;
-  }
-  if (!loads.ok) {
-    r.why = loads.why;
-    return r;
-  }
-  if (loads.loads <= 0) {
-    r.why = "the kernel executed no global load at all";
-    return r;
-  }
-  r.outcome = ReuseMeasurement::Outcome::Measured;
-  r.loads = loads.loads;
-  r.kernels = loads.kernels;
-  return r;
+  return ncu_reuse_outcome(c, run, admin_only, kNcuQuietS, seconds_since(t0));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "backends/gpu/ncu_reuse.h"
 
+#include "process/tool_run.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -186,6 +188,56 @@ std::string ncu_errors(const std::string& output) {
     at = end;
   }
   return said;
+}
+
+
+ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, std::optional<bool> admin_only, double quiet_s,
+                                   double seconds) {
+  ReuseMeasurement r;
+  r.source = ReuseSource::Ncu;
+  r.naive_loads = naive_global_loads(c.m, c.n, c.k);
+  r.seconds = seconds;
+  const NcuLoads loads = parse_ncu_loads(run.output);
+  if (loads.no_permission && !loads.ok && !admin_only.has_value()) {
+    // The driver's setting is unknown here: ncu's own word stands.
+    r.why = "ncu could not read the GPU's counters (ERR_NVGPUCTRPERM)";
+    return r;
+  }
+  r.outcome = ReuseMeasurement::Outcome::NotMeasured;
+  if (!run.started) {
+    r.why = "ncu could not start: " + run.start_error;
+    return r;
+  }
+  if (!run.exit.exited || run.exit.code != 0 || run.answered != 1) {
+    // The kernel failed at this shape (its correctness cases say how): its
+    // loads cannot be counted, so the static check stands in, as without ncu.
+    // (A submission could fail here on purpose to get the static check: said in README's threat model.)
+    r.outcome = ReuseMeasurement::Outcome::Unavailable;
+    r.why = "the kernel did not complete under ncu at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+            std::to_string(c.n) + " (" +
+            (run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(quiet_s)) +
+                                   " s: it hung before it"
+             : run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(quiet_s)) +
+                                    " s once it had the profiler: the kernel hung"
+             : !run.refused.empty()
+                 ? "the launch failed: " + run.refused
+                 : run.answered == 0 ? "it ended before its launch completed: " + run.exit.describe()
+                                     : run.exit.describe()) +
+            ncu_errors(run.output) + ")";
+    return r;
+  }
+  if (!loads.ok) {
+    r.why = loads.why;
+    return r;
+  }
+  if (loads.loads <= 0) {
+    r.why = "the kernel executed no global load at all";
+    return r;
+  }
+  r.outcome = ReuseMeasurement::Outcome::Measured;
+  r.loads = loads.loads;
+  r.kernels = loads.kernels;
+  return r;
 }
 
 }  // namespace sg

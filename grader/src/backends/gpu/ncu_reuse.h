@@ -5,6 +5,8 @@
 // decoration (an unused __shared__ array, a lone __syncthreads) changes nothing.
 #pragma once
 #include <optional>
+
+#include "backends/backend.h"
 #include <string>
 #include <vector>
 
@@ -44,5 +46,11 @@ std::vector<std::string> ncu_command(const std::string& ncu, const std::string& 
 
 // ncu's own "==ERROR==" lines, for the report: why the count is missing ("" when none).
 std::string ncu_errors(const std::string& output);
+
+struct ToolRun;
+// What ncu's run at check c's shape measured: the count, or why there is none
+// (a kernel that did not complete there leaves the static check to stand in).
+ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, std::optional<bool> admin_only, double quiet_s,
+                                   double seconds);
 
 }  // namespace sg

@@ -1,0 +1,88 @@
+#include "backends/gpu/pm_reuse.h"
+
+#include <chrono>
+
+#include "backends/gpu/pm_loads.h"
+
+namespace sg {
+namespace {
+
+// PM sampling's window: the counter is enabled for the one launch only
+// (while enabled it keeps every other profiler, ncu included, off the device).
+class PmWindow : public LoadWindow {
+ public:
+  explicit PmWindow(std::unique_ptr<PmLoadCounter> counter) : counter_(std::move(counter)) {}
+  std::optional<double> close(std::string& why) override {
+    std::optional<double> loads = counter_->stop(why);
+    counter_.reset();
+    return loads;
+  }
+
+ private:
+  std::unique_ptr<PmLoadCounter> counter_;
+};
+
+}  // namespace
+
+std::unique_ptr<LoadWindow> open_pm_window(std::string& why, const std::function<void(const std::string&)>& log) {
+  std::unique_ptr<PmLoadCounter> counter = PmLoadCounter::open(why);
+  if (!counter || !counter->start(why)) return nullptr;
+  if (log) log("load counter opened in " + std::to_string(counter->setup_seconds()) + " s");
+  return std::make_unique<PmWindow>(std::move(counter));
+}
+
+// The loads of the correctness case of the check's shape, counted around its
+// checked launch (pipeline/case_run.cpp), as the CPU backend counts that
+// case; without such a case, one checked launch of its own through the
+// student's runner, made as a case is. The window holds only the runner's own
+// work: its copies and the shared-memory zeroing issue no global loads, and
+// anything else the submission runs meanwhile only adds to its count.
+std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const SanitizerContext& ctx, const PmReuseRun& run,
+                                                    std::string& why) {
+  ReuseMeasurement r;
+  r.source = ReuseSource::PmSampling;
+  r.naive_loads = naive_global_loads(c.m, c.n, c.k);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::optional<CountedCase> counted;
+  for (const CountedCase& cc : ctx.counted)
+    if (cc.m == c.m && cc.k == c.k && cc.n == c.n && (!cc.completed || cc.counted)) {
+      counted = cc;
+      break;
+    }
+  if (!counted) {
+    if (run.log)
+      run.log("structure: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
+              std::to_string(c.n) + " (the GPU's counters)");
+    const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
+    CaseOutcome out;
+    std::optional<double> loads;
+    {
+      const std::unique_ptr<DeviceHold> hold = run.exclusive_hold();
+      std::unique_ptr<LoadWindow> window = run.open_window(why);
+      if (!window) return std::nullopt;
+      out = ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s);
+      loads = window->close(why);
+    }
+    counted = CountedCase{c.m, c.k, c.n, out.kind == CaseOutcome::Kind::Ok, out.cause, loads.value_or(0), 0,
+                          loads.has_value(), why};
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.outcome = ReuseMeasurement::Outcome::NotMeasured;
+  if (!counted->completed) {
+    r.why = "the kernel did not complete at the check's shape: " + counted->verdict;
+    return r;
+  }
+  if (!counted->counted) {  // the counter failed, not the kernel
+    why = counted->counter_failed;
+    return std::nullopt;
+  }
+  if (counted->warp_loads <= 0) {
+    r.why = "the kernel loaded nothing from global memory at the check's shape";
+    return r;
+  }
+  r.outcome = ReuseMeasurement::Outcome::Measured;
+  r.loads = counted->warp_loads;
+  return r;
+}
+
+}  // namespace sg
