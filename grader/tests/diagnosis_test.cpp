@@ -139,6 +139,7 @@ struct Emulated {
   std::vector<double> c64, abs_ab;
   CaseData data;
   std::vector<Diagnosis> tested;
+  bool reproduced = false;  // diagnose(): a bug's prediction reproduced the output
 };
 
 // Returned by pointer: `data` points into the object's own vectors.
@@ -167,7 +168,9 @@ std::unique_ptr<Emulated> run_case_with_data(int m, int k, int n, const Bugs& bu
   r->data = CaseData{m, k, n, r->a.data(), r->b.data(), r->c.data(), r->c64.data(), r->abs_ab.data(), 2.0};
   CaseEvidence with_data = r->evidence;
   with_data.data = &r->data;
-  r->tested = diagnose_case(with_data);
+  const CaseDiagnosis found = diagnose(with_data);
+  r->tested = found.causes;
+  r->reproduced = found.reproduced;
   return r;
 }
 
@@ -421,6 +424,7 @@ TEST(DiagnosisHypotheses, LeadingDimensionKForBAndCIsNamedOnce) {
   EXPECT_EQ(r->tested[0].id, "ld.b_and_c_use_k") << r->tested[0].text;
   EXPECT_NE(r->tested[0].text.find("k = 29"), std::string::npos) << r->tested[0].text;
   EXPECT_TRUE(is_confirmed_hypothesis(r->tested[0]));
+  EXPECT_TRUE(r->reproduced);
 }
 
 TEST(DiagnosisHypotheses, OnlyBWithStrideKIsToldApartFromBAndC) {
@@ -573,6 +577,7 @@ TEST(DiagnosisHypotheses, NonFiniteFromAnUnguardedPartialTileNameTheLoad) {
   nan_inputs.b_tile_unloaded = true;
   const auto u = run_case_with_data(64, 64, 64, nan_inputs);
   for (const auto& d : u->tested) EXPECT_FALSE(is_confirmed_hypothesis(d)) << d.id << ": " << d.text;
+  EXPECT_FALSE(u->reproduced);
 }
 
 // thomasjy_block_256x1 on the CPU backend: the overrun of a shared tile
@@ -652,6 +657,7 @@ TEST(DiagnosisHypotheses, NothingIsClaimedForACorrectKernelOrAnUnrelatedBug) {
   race_like.tf32 = true;  // reduced precision: no bug hypothesis reproduces it
   const auto p = run_case_with_data(64, 64, 64, race_like);
   for (const auto& d : p->tested) EXPECT_FALSE(is_confirmed_hypothesis(d)) << d.id << ": " << d.text;
+  EXPECT_FALSE(p->reproduced);
 }
 
 // ---- issue 36, item 10: hints that tell the truth ----------------------------

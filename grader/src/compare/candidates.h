@@ -4,6 +4,7 @@
 #pragma once
 #include <optional>
 
+#include "compare/diagnosis_catalogue.h"
 #include "compare/evidence.h"
 #include "model/result.h"
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "compare/diagnosis_catalogue.h"
 #include "compare/tile_map.h"
 #include "compare/tolerance.h"
 
@@ -91,19 +92,19 @@ bool wrong_only(const CaseEvidence& e, Where where) {
 }
 
 // Only the last (partial) row and/or column of tiles is wrong.
-Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
+std::optional<Diagnosis> edge_diagnosis(const CaseEvidence& e, const MapView& v) {
   const bool m_ragged = e.m % kTile != 0, n_ragged = e.n % kTile != 0;
   const int last_r = v.rows.cells - 1, last_c = v.cols.cells - 1;
   auto on_edge = [&](int r, int c) {
     return (m_ragged && r == last_r) || (n_ragged && c == last_c);
   };
   // Evidence needs at least one tile away from the ragged edges that came out right.
-  if (v.count_cells([&](int r, int c) { return !on_edge(r, c); }) == 0) return {};
-  if (!v.all_wrong_cells(on_edge)) return {};
+  if (v.count_cells([&](int r, int c) { return !on_edge(r, c); }) == 0) return std::nullopt;
+  if (!v.all_wrong_cells(on_edge)) return std::nullopt;
   if (!wrong_only(e, [&](std::int64_t i, std::int64_t j) {
         return (m_ragged && i >= v.rows.begin(last_r)) || (n_ragged && j >= v.cols.begin(last_c));
       }))
-    return {};
+    return std::nullopt;
   const bool rows_hit = v.count_cells([&](int r, int c) { return v.wrong(r, c) && r == last_r; }) > 0;
   const bool cols_hit = v.count_cells([&](int r, int c) { return v.wrong(r, c) && c == last_c; }) > 0;
   std::string where;
@@ -115,11 +116,13 @@ Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
              range_text(v.cols.begin(last_c), e.n) + ", n = " + std::to_string(e.n) + ")";
   const bool both = m_ragged && rows_hit && n_ragged && cols_hit;
   if (e.first.unwritten == e.first.wrong)
-    return {"boundary.edge_unwritten", "only " + where + (both ? " were" : " was") +
-           " never written (still NaN): the grid is rounded down — use "
-           "(n + TILE_SIZE - 1) / TILE_SIZE blocks in x and (m + TILE_SIZE - 1) / TILE_SIZE in y — or the store's "
-           "bounds check "
-           "skips valid elements (store when row < m && col < n)"};
+    return make_diagnosis(
+        DiagnosisId::BoundaryEdgeUnwritten,
+        "only " + where + (both ? " were" : " was") +
+            " never written (still NaN): the grid is rounded down — use "
+            "(n + TILE_SIZE - 1) / TILE_SIZE blocks in x and (m + TILE_SIZE - 1) / TILE_SIZE in y — or the store's "
+            "bounds check "
+            "skips valid elements (store when row < m && col < n)");
   // Outputs inside C whose every operand lies inside A and B (k a multiple
   // of any tile edge, the wrong edge only along m or only along n) cannot be
   // spoiled by a missing load guard: past row m of A only rows past m of C
@@ -128,52 +131,57 @@ Diagnosis edge_diagnosis(const CaseEvidence& e, const MapView& v) {
   const bool only_m_edge = m_ragged && rows_hit && !(n_ragged && cols_hit);
   const bool only_n_edge = n_ragged && cols_hit && !(m_ragged && rows_hit);
   if (e.k % 32 == 0 && (only_m_edge ? !n_ragged : only_n_edge && !m_ragged) && e.first.unwritten == 0)
-    return {"barrier.divergent",
-            "only " + where + " is wrong, although every value those elements need lies inside A and B (k = " +
-                std::to_string(e.k) + " is a multiple of the tile): the threads of those blocks that fall outside C "
-                "disturb the others — a __syncthreads() inside if (row < m && col < n) (or a return before a "
-                "barrier) that they skip puts the block's barriers out of step; call __syncthreads() "
-                "unconditionally and guard only the loads and the store"};
-  return {"boundary.edge_wrong",
-          "only " + where + (both ? " are" : " is") + " wrong, where the tile sticks out of the matrix: guard the edges "
-          "— load 0 into shared memory for rows >= m or columns >= n (and k), and store only "
-          "when row < m && col < n"};
+    return make_diagnosis(
+        DiagnosisId::BarrierDivergent,
+        "only " + where +
+            " is wrong, although every value those elements need lies inside A and B (k = " + std::to_string(e.k) +
+            " is a multiple of the tile): the threads of those blocks that fall outside C "
+            "disturb the others — a __syncthreads() inside if (row < m && col < n) (or a return before a "
+            "barrier) that they skip puts the block's barriers out of step; call __syncthreads() "
+            "unconditionally and guard only the loads and the store");
+  return make_diagnosis(DiagnosisId::BoundaryEdgeWrong,
+                        "only " + where + (both ? " are" : " is") +
+                            " wrong, where the tile sticks out of the matrix: guard the edges "
+                            "— load 0 into shared memory for rows >= m or columns >= n (and k), and store only "
+                            "when row < m && col < n");
 }
 
 // Only the first column of tiles is wrong: unguarded stores past column n
 // wrap into the next row's first columns.
-Diagnosis wrapped_store_diagnosis(const CaseEvidence& e, const MapView& v) {
-  if (e.n % kTile == 0 || e.m < 2 || v.cols.cells < 2) return {};
-  if (!v.all_wrong_cells([](int, int c) { return c == 0; })) return {};
+std::optional<Diagnosis> wrapped_store_diagnosis(const CaseEvidence& e, const MapView& v) {
+  if (e.n % kTile == 0 || e.m < 2 || v.cols.cells < 2) return std::nullopt;
+  if (!v.all_wrong_cells([](int, int c) { return c == 0; })) return std::nullopt;
   // Past column n a thread of a tile of up to 32 lands in the next row's first 31 columns.
-  if (!wrong_only(e, [](std::int64_t i, std::int64_t j) { return i >= 1 && j < 32; })) return {};
-  return {"store.wraps_past_n", "only the first column of tiles is wrong and n = " + std::to_string(e.n) +
-                                    " is not a multiple of the tile: threads past column n store into the next row "
-                                    "(C[row*n + col] with col >= n) — store only when col < n"};
+  if (!wrong_only(e, [](std::int64_t i, std::int64_t j) { return i >= 1 && j < 32; })) return std::nullopt;
+  return make_diagnosis(DiagnosisId::StoreWrapsPastN,
+                        "only the first column of tiles is wrong and n = " + std::to_string(e.n) +
+                            " is not a multiple of the tile: threads past column n store into the next row "
+                            "(C[row*n + col] with col >= n) — store only when col < n");
 }
 
 // Right inside the top-left min(m,n) square, wrong beyond it: grid x/y swapped.
-Diagnosis swapped_grid_diagnosis(const CaseEvidence& e, const MapView& v) {
-  if (e.m == e.n) return {};
+std::optional<Diagnosis> swapped_grid_diagnosis(const CaseEvidence& e, const MapView& v) {
+  if (e.m == e.n) return std::nullopt;
   const std::int64_t s = std::min(e.m, e.n);
   auto inside = [&](int r, int c) { return v.rows.end(r) <= s && v.cols.end(c) <= s; };
   auto outside = [&](int r, int c) { return v.rows.begin(r) >= s || v.cols.begin(c) >= s; };
   const int inside_cells = v.count_cells(inside);
   const int outside_cells = v.count_cells(outside);
   const int outside_wrong = v.count_cells([&](int r, int c) { return outside(r, c) && v.wrong(r, c); });
-  if (inside_cells == 0 || outside_cells == 0) return {};
-  if (v.count_cells([&](int r, int c) { return inside(r, c) && v.wrong(r, c); }) > 0) return {};
+  if (inside_cells == 0 || outside_cells == 0) return std::nullopt;
+  if (v.count_cells([&](int r, int c) { return inside(r, c) && v.wrong(r, c); }) > 0) return std::nullopt;
   // Most of the region beyond the square must be wrong, not just an edge.
-  if (outside_wrong * 2 < outside_cells || outside_wrong < 2) return {};
-  return {"grid.swapped_xy", "only the top-left " + std::to_string(s) + " x " + std::to_string(s) +
-                                 " square of C is right: the grid's x and y may be swapped — x must cover the n "
-                                 "columns (gridDim.x = (n + TILE_SIZE - 1) / TILE_SIZE, col from blockIdx.x) and y "
-                                 "the m rows — or a bounds check compares with the wrong size"};
+  if (outside_wrong * 2 < outside_cells || outside_wrong < 2) return std::nullopt;
+  return make_diagnosis(DiagnosisId::GridSwappedXy,
+                        "only the top-left " + std::to_string(s) + " x " + std::to_string(s) +
+                            " square of C is right: the grid's x and y may be swapped — x must cover the n "
+                            "columns (gridDim.x = (n + TILE_SIZE - 1) / TILE_SIZE, col from blockIdx.x) and y "
+                            "the m rows — or a bounds check compares with the wrong size");
 }
 
 // Every element of each marked tile is wrong, other tiles are right.
-Diagnosis whole_tile_diagnosis(const CaseEvidence& e, const MapView& v) {
-  if (v.rows.cells != v.rows.tiles || v.cols.cells != v.cols.tiles) return {};  // merged
+std::optional<Diagnosis> whole_tile_diagnosis(const CaseEvidence& e, const MapView& v) {
+  if (v.rows.cells != v.rows.tiles || v.cols.cells != v.cols.tiles) return std::nullopt;  // merged
   std::int64_t in_marked = 0;
   int marked = 0;
   for (int r = 0; r < v.rows.cells; ++r)
@@ -182,27 +190,19 @@ Diagnosis whole_tile_diagnosis(const CaseEvidence& e, const MapView& v) {
         in_marked += v.elements(r, c);
         ++marked;
       }
-  if (marked == 0 || marked == v.rows.cells * v.cols.cells || in_marked != e.first.wrong)
-    return {};
-  if (e.first.unwritten == e.first.wrong)
-    return {"tiles.whole_unwritten",
-            "whole tiles of C were never written (NaN) while others are right: each "
-            "block must compute its own tile (row from blockIdx.y, col from blockIdx.x) and the "
-            "grid must cover all of C"};
-  return {"tiles.whole_wrong",
-          "whole tiles are wrong while others are right: check how blockIdx and threadIdx "
-          "map to the tile (row = blockIdx.y*TILE_SIZE + threadIdx.y, col = blockIdx.x*TILE_SIZE + "
-          "threadIdx.x) and the tile offsets used in the K loop"};
+  if (marked == 0 || marked == v.rows.cells * v.cols.cells || in_marked != e.first.wrong) return std::nullopt;
+  if (e.first.unwritten == e.first.wrong) return make_diagnosis(DiagnosisId::TilesWholeUnwritten);
+  return make_diagnosis(DiagnosisId::TilesWholeWrong);
 }
 
 // Small relative errors everywhere: reduced-precision arithmetic.
-Diagnosis precision_diagnosis(const CaseEvidence& e, const MapView& v) {
+std::optional<Diagnosis> precision_diagnosis(const CaseEvidence& e, const MapView& v) {
   const Comparison& c = e.first;
-  if (c.non_finite > 0 || c.first_wrong.empty() || !std::isfinite(c.worst_ratio)) return {};
-  if (c.wrong * 10 < c.checked) return {};  // not spread: at least a tenth of C is off
+  if (c.non_finite > 0 || c.first_wrong.empty() || !std::isfinite(c.worst_ratio)) return std::nullopt;
+  if (c.wrong * 10 < c.checked) return std::nullopt;  // not spread: at least a tenth of C is off
   if (v.valid && v.count_cells([&](int r, int col) { return v.wrong(r, col); }) * 2 <
                      v.rows.cells * v.cols.cells)
-    return {};
+    return std::nullopt;
   // Most, not all, of the kept mismatches: an expected value near zero makes
   // any relative error large.
   std::size_t small = 0;
@@ -210,33 +210,22 @@ Diagnosis precision_diagnosis(const CaseEvidence& e, const MapView& v) {
     const double rel = std::fabs(w.got - w.expected) / std::fabs(w.expected);
     small += rel < 1e-2 ? 1 : 0;
   }
-  if (small * 4 < c.first_wrong.size() * 3) return {};
-  return {"precision.reduced",
-          "small errors all over C (relative error under 1e-2, yet above what FP32 allows): the "
-          "arithmetic runs in reduced precision — multiply and accumulate in float, not "
-          "half/bfloat16/TF32, and build without fast-math options"};
+  if (small * 4 < c.first_wrong.size() * 3) return std::nullopt;
+  return make_diagnosis(DiagnosisId::PrecisionReduced);
 }
 
-}  // namespace
-
-std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
+// The body of diagnose(); `reproduced` is set where a bug's prediction
+// reproduced the output.
+std::vector<Diagnosis> case_diagnoses(const CaseEvidence& e, bool& reproduced) {
   std::vector<Diagnosis> out;
   const Comparison& c = e.first;
   const bool differs =
       e.outputs_differ_between_runs || (e.repeat && !same_failures(c, *e.repeat));
-  if (differs)
-    out.push_back({"race.output_changes",
-                   "the result changes between runs on the same inputs: a race — call "
-                   "__syncthreads() after loading the tiles into shared memory and again "
-                   "before the next iteration overwrites them, where every thread of the block "
-                   "reaches it (not inside an if that some threads skip)"});
+  if (differs) out.push_back(make_diagnosis(DiagnosisId::RaceOutputChanges));
   if (c.wrong == 0 || c.checked == 0) return out;
 
   if (c.unwritten == c.checked) {
-    out.push_back({"unwritten.all",
-                   "no element of C was written (all still hold the NaN poison): check that "
-                   "basicSgemm launches mysgemm with a non-empty grid and that the kernel "
-                   "stores its sum to C"});
+    out.push_back(make_diagnosis(DiagnosisId::UnwrittenAll));
     return out;
   }
   if (e.data) {
@@ -245,14 +234,12 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
     const std::vector<Diagnosis> found = matching_hypotheses(*e.data);
     if (!found.empty()) {
       out.insert(out.end(), found.begin(), found.end());
+      reproduced = true;
       return out;
     }
   }
   if (c.non_finite == c.checked && c.unwritten == 0) {
-    out.push_back({"nonfinite.computed",
-                   "every element of C was written, but with NaN or Inf: the sums picked up non-finite values — "
-                   "typically read from outside A or B (a load without a bounds check) or from shared memory "
-                   "that was never loaded"});
+    out.push_back(make_diagnosis(DiagnosisId::NonfiniteComputed));
     return out;
   }
   bool all_zero = !c.first_wrong.empty();
@@ -271,11 +258,14 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
     const std::string head = "C holds exact zeros where A x B does not: every product the kernel added had a zero "
                              "factor, or none was added — ";
     if (e.k < 32)
-      out.push_back({"zeros.exact", head + loop + ": with k = " + std::to_string(e.k) + " a count of k / TILE_SIZE = 0 "
-                                        "for a tile edge above k (" + (e.k < 16 ? "16" : "32") + " among them) gives "
-                                        "exactly this; or " + tile + ", or the inner product is not added into the sum"});
+      out.push_back(make_diagnosis(DiagnosisId::ZerosExact,
+                                   head + loop + ": with k = " + std::to_string(e.k) +
+                                       " a count of k / TILE_SIZE = 0 for a tile edge above k (" +
+                                       (e.k < 16 ? "16" : "32") + " among them) gives exactly this; or " + tile +
+                                       ", or the inner product is not added into the sum"));
     else
-      out.push_back({"zeros.exact", head + tile + ", or " + loop + ", or the inner product is not added into the sum"});
+      out.push_back(make_diagnosis(DiagnosisId::ZerosExact,
+                                   head + tile + ", or " + loop + ", or the inner product is not added into the sum"));
   }
 
   const MapView v = view_of(e);
@@ -286,15 +276,15 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
       // With the data, a swapped grid was tested element by element among the
       // hypotheses and did not hold: the map's coarser reading is not offered.
       if (e.data && rule == swapped_grid_diagnosis) continue;
-      Diagnosis d = rule(e, v);
-      if (d.id.empty()) continue;
-      out.push_back(d);
+      std::optional<Diagnosis> d = rule(e, v);
+      if (!d) continue;
+      out.push_back(*d);
       explained_nan = true;
       break;  // the patterns exclude one another; the first is the most specific
     }
   }
-  Diagnosis precision = precision_diagnosis(e, v);
-  if (!precision.id.empty() && !differs) out.push_back(precision);
+  std::optional<Diagnosis> precision = precision_diagnosis(e, v);
+  if (precision && !differs) out.push_back(*precision);
 
   // With the data and no cause confirmed: where the wrong elements are, and
   // no guess at why.
@@ -308,42 +298,52 @@ std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) {
   if (c.non_finite > 0 && !explained_nan) {
     const std::int64_t computed = c.non_finite - c.unwritten;
     if (c.unwritten * 10 >= c.checked * 9)
-      out.push_back({"unwritten.most", "most of C was never written (still the NaN poison): the grid, or the "
-                                       "block shape, covers too little of C — gridDim.x = (n + TILE_SIZE - 1) / "
-                                       "TILE_SIZE, gridDim.y = (m + TILE_SIZE - 1) / TILE_SIZE, blockDim TILE_SIZE x "
-                                       "TILE_SIZE"});
+      out.push_back(make_diagnosis(DiagnosisId::UnwrittenMost));
     else if (c.unwritten > 0)
-      out.push_back({"unwritten.some", std::to_string(c.unwritten) + " elements of C were never written (still the "
-                                       "poison); the tile map shows where"});
+      out.push_back(make_diagnosis(DiagnosisId::UnwrittenSome, std::to_string(c.unwritten) +
+                                                                   " elements of C were never written (still the "
+                                                                   "poison); the tile map shows where"));
     if (computed > 0 && c.unwritten * 10 < c.checked * 9)
-      out.push_back({"nonfinite.some", std::to_string(computed) + " elements of C were written as NaN or Inf: "
+      out.push_back(make_diagnosis(DiagnosisId::NonfiniteSome,
+                                   std::to_string(computed) +
+                                       " elements of C were written as NaN or Inf: "
                                        "they were computed from data outside A or B or from shared memory never "
-                                       "loaded"});
+                                       "loaded"));
   }
   return out;
 }
 
+}  // namespace
+
+CaseDiagnosis diagnose(const CaseEvidence& e) {
+  CaseDiagnosis d;
+  d.causes = case_diagnoses(e, d.reproduced);
+  return d;
+}
+
+std::vector<Diagnosis> diagnose_case(const CaseEvidence& e) { return diagnose(e).causes; }
+
 std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes) {
   struct Rule {
     bool (*holds)(const SizeOutcome&);
-    const char* id;
+    DiagnosisId id;
     const char* condition;  // "k is not a multiple of 16"
     const char* cause;      // what that points to, and the fix
   };
   const Rule rules[] = {
-      {[](const SizeOutcome& o) { return o.k % kTile != 0; }, "across.k_tail", "k is not a multiple of 16",
+      {[](const SizeOutcome& o) { return o.k % kTile != 0; }, DiagnosisId::AcrossKTail, "k is not a multiple of 16",
        "the last, partial K tile is mishandled — loop over (k + TILE_SIZE - 1) / TILE_SIZE tiles and load 0 into "
        "shared memory past column k of A and row k of B"},
-      {[](const SizeOutcome& o) { return o.k != o.n; }, "across.leading_dim_b", "k != n",
+      {[](const SizeOutcome& o) { return o.k != o.n; }, DiagnosisId::AcrossLeadingDimB, "k != n",
        "somewhere k and n are mixed up, e.g. a leading dimension — rows of A are k long (A[row*k + t]), rows of B and "
        "C are n long (B[t*n + col], C[row*n + col]), and the K loop and its loads' bounds use k"},
-      {[](const SizeOutcome& o) { return o.m != o.k; }, "across.leading_dim_a", "m != k",
+      {[](const SizeOutcome& o) { return o.m != o.k; }, DiagnosisId::AcrossLeadingDimA, "m != k",
        "somewhere m and k are mixed up, e.g. a leading dimension — rows of A are k long (A[row*k + t]), the K loop "
        "and its loads' bounds use k, the row bound is m"},
-      {[](const SizeOutcome& o) { return o.m != o.n; }, "across.grid_swapped", "m != n",
+      {[](const SizeOutcome& o) { return o.m != o.n; }, DiagnosisId::AcrossGridSwapped, "m != n",
        "somewhere m and n are mixed up, e.g. the grid's x and y swapped — x must cover the n columns and y the m "
        "rows, rows are bounded by m and columns by n"},
-      {[](const SizeOutcome& o) { return o.m % kTile != 0 || o.n % kTile != 0; }, "across.ragged_mn",
+      {[](const SizeOutcome& o) { return o.m % kTile != 0 || o.n % kTile != 0; }, DiagnosisId::AcrossRaggedMn,
        "m or n is not a multiple of 16",
        "the grid is rounded down (use (n + TILE_SIZE - 1) / TILE_SIZE by (m + TILE_SIZE - 1) / TILE_SIZE blocks) or "
        "bounds checks on rows/columns are missing"},
@@ -376,7 +376,7 @@ std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes)
     if (c.first == best) fit.push_back(c.second);
   if (fit.empty()) return {};
   if (fit.size() == 1)
-    return {{fit[0]->id, std::string("fails only when ") + fit[0]->condition + ": " + fit[0]->cause}};
+    return {make_diagnosis(fit[0]->id, std::string("fails only when ") + fit[0]->condition + ": " + fit[0]->cause)};
   // Several properties fit these cases equally well: say so once, as one
   // diagnosis with each candidate, rather than as advice that contradicts itself.
   std::string conditions, causes;
@@ -385,9 +385,10 @@ std::vector<Diagnosis> diagnose_across(const std::vector<SizeOutcome>& outcomes)
     conditions += std::string(sep) + fit[i]->condition;
     causes += std::string(i == 0 ? "" : i + 1 == fit.size() ? "; or " : "; ") + fit[i]->cause;
   }
-  return {{"across.ambiguous", "the failing cases are exactly those where " + conditions +
-                                   " (on this suite these coincide, so the sizes alone cannot tell which matters): " +
-                                   causes + ". The failing cases' own diagnoses test these against your output."}};
+  return {make_diagnosis(DiagnosisId::AcrossAmbiguous,
+                         "the failing cases are exactly those where " + conditions +
+                             " (on this suite these coincide, so the sizes alone cannot tell which matters): " +
+                             causes + ". The failing cases' own diagnoses test these against your output.")};
 }
 
 }  // namespace sg

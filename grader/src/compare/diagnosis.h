@@ -20,8 +20,16 @@ struct CaseEvidence {
   bool outputs_differ_between_runs = false;
 };
 
-// Per-case diagnoses, most specific first (may be empty). Ids are stable
-// ("boundary.edge_wrong", "grid.swapped_xy", ...); the text holds the case's sizes.
+// One case's diagnoses, most specific first (may be empty), and whether a
+// bug's prediction reproduced the output (then they say what the kernel did,
+// and the rules across sizes have nothing to add). Ids come from
+// compare/diagnosis_catalogue.h; the text holds the case's sizes.
+struct CaseDiagnosis {
+  std::vector<Diagnosis> causes;
+  bool reproduced = false;
+};
+CaseDiagnosis diagnose(const CaseEvidence& e);
+// diagnose(e).causes.
 std::vector<Diagnosis> diagnose_case(const CaseEvidence& e);
 
 // Diagnoses across all cases of a submission, e.g. "fails only when k is not a

@@ -23,7 +23,8 @@ std::optional<Diagnosis> outside_read_hypotheses(const evidence::CaseView& v) {
   const CaseData& d = v.data();
   const std::int64_t m = d.m, k = d.k, n = d.n, size_a = m * k, size_b = k * n;
   struct Reader {
-    std::string id, what;  // what: how the kernel reads, for the text
+    DiagnosisId id;
+    std::string what;      // how the kernel reads, for the text
     const char* matrix;    // the one it reads past
     std::function<bool(std::int64_t, std::int64_t)> outside;
     evidence::Model values;  // what it computes where it reads inside (empty: not modelled)
@@ -32,42 +33,51 @@ std::optional<Diagnosis> outside_read_hypotheses(const evidence::CaseView& v) {
   const auto col_b = [n](std::int64_t j) { return [j, n](std::int64_t t) { return t * n + j; }; };
   std::vector<Reader> readers;
   if (k != n)
-    readers.push_back({"ld.b_uses_k", "a wrong leading dimension: B is read with rows of length k = " + str(k) + " (B[t*k + col]; its rows have n = " +
-                                          str(n) + " elements: read B[t*n + col])", "B",
-                       [=](std::int64_t, std::int64_t j) { return (k - 1) * k + j >= size_b; },
+    readers.push_back({DiagnosisId::LdBUsesK,
+                       "a wrong leading dimension: B is read with rows of length k = " + str(k) +
+                           " (B[t*k + col]; its rows have n = " + str(n) + " elements: read B[t*n + col])",
+                       "B", [=](std::int64_t, std::int64_t j) { return (k - 1) * k + j >= size_b; },
                        [&, k](std::int64_t i, std::int64_t j) {
                          return Prediction::of(evidence::dot(d, k, row_a(i), [j, k](std::int64_t t) { return t * k + j; }));
                        }});
   if (m != k)
-    readers.push_back({"ld.a_uses_m", "a wrong leading dimension: A is read with rows of length m = " + str(m) + " (A[row*m + t]; its rows have k = " +
-                                          str(k) + " elements: read A[row*k + t])", "A",
-                       [=](std::int64_t i, std::int64_t) { return i * m + k - 1 >= size_a; },
+    readers.push_back({DiagnosisId::LdAUsesM,
+                       "a wrong leading dimension: A is read with rows of length m = " + str(m) +
+                           " (A[row*m + t]; its rows have k = " + str(k) + " elements: read A[row*k + t])",
+                       "A", [=](std::int64_t i, std::int64_t) { return i * m + k - 1 >= size_a; },
                        [&, m, k](std::int64_t i, std::int64_t j) {
                          return Prediction::of(evidence::dot(d, k, [i, m](std::int64_t t) { return i * m + t; }, col_b(j)));
                        }});
   if (n != k)
-    readers.push_back({"ld.a_uses_n", "a wrong leading dimension: A is read with rows of length n = " + str(n) + " (A[row*n + t]; its rows have k = " +
-                                          str(k) + " elements: read A[row*k + t])", "A",
-                       [=](std::int64_t i, std::int64_t) { return i * n + k - 1 >= size_a; },
+    readers.push_back({DiagnosisId::LdAUsesN,
+                       "a wrong leading dimension: A is read with rows of length n = " + str(n) +
+                           " (A[row*n + t]; its rows have k = " + str(k) + " elements: read A[row*k + t])",
+                       "A", [=](std::int64_t i, std::int64_t) { return i * n + k - 1 >= size_a; },
                        [&, n, k](std::int64_t i, std::int64_t j) {
                          return Prediction::of(evidence::dot(d, k, [i, n](std::int64_t t) { return i * n + t; }, col_b(j)));
                        }});
   for (const int T : evidence::kTiles) {
     const std::int64_t K = ceil_to(k, T);
     if (K == k) continue;
-    readers.push_back({"load.unguarded", "the tiles are loaded without a bounds check on k: the last, partial K tile of " +
-                                             str(T) + " reads columns " + str(k) + "-" + str(K - 1) + " of A and rows " +
-                                             str(k) + "-" + str(K - 1) + " of B, which do not exist (load 0 when the index "
-                                             "is >= k, and do not read at all)", "B",
-                       [=](std::int64_t i, std::int64_t j) { return i * k + K - 1 >= size_a || (K - 1) * n + j >= size_b; },
-                       {}});
+    readers.push_back(
+        {DiagnosisId::LoadUnguarded,
+         "the tiles are loaded without a bounds check on k: the last, partial K tile of " + str(T) + " reads columns " +
+             str(k) + "-" + str(K - 1) + " of A and rows " + str(k) + "-" + str(K - 1) +
+             " of B, which do not exist (load 0 when the index "
+             "is >= k, and do not read at all)",
+         "B",
+         [=](std::int64_t i, std::int64_t j) { return i * k + K - 1 >= size_a || (K - 1) * n + j >= size_b; },
+         {}});
     // A guard of B's row against m instead of k reads the rows from k up to min(m, K) of B.
     if (m > k)
-      readers.push_back({"guard.k_vs_m", "a tile load compares its K index with m = " + str(m) + " instead of k = " + str(k) +
-                                             " (p*TILE_SIZE + ty < m): the last, partial K tile of " + str(T) + " reads rows " +
-                                             str(k) + "-" + str(std::min<std::int64_t>(m, K) - 1) + " of B, which do not exist",
-                         "B", [=](std::int64_t, std::int64_t j) { return (std::min<std::int64_t>(m, K) - 1) * n + j >= size_b; },
-                         {}});
+      readers.push_back(
+          {DiagnosisId::GuardKVsM,
+           "a tile load compares its K index with m = " + str(m) + " instead of k = " + str(k) +
+               " (p*TILE_SIZE + ty < m): the last, partial K tile of " + str(T) + " reads rows " + str(k) + "-" +
+               str(std::min<std::int64_t>(m, K) - 1) + " of B, which do not exist",
+           "B",
+           [=](std::int64_t, std::int64_t j) { return (std::min<std::int64_t>(m, K) - 1) * n + j >= size_b; },
+           {}});
     break;  // the padding reads of one tile edge already decide it; others read past the same ends
   }
   const auto& nonfinite = v.sample(State::NonFinite);
@@ -100,26 +110,20 @@ std::optional<Diagnosis> outside_read_hypotheses(const evidence::CaseView& v) {
                                             "they fit NaN from anywhere else (shared memory never loaded, a NaN "
                                             "stored): ";
   if (fit.size() == 1)
-    return Diagnosis{fit[0]->id, head + fit[0]->what + " reads past the end of " + fit[0]->matrix +
-                                     (discriminating ? " for exactly such elements" : " for every element") +
-                                     ", and what lies there is not part of the matrix"};
+    return make_diagnosis(fit[0]->id, head + fit[0]->what + " reads past the end of " + fit[0]->matrix +
+                                          (discriminating ? " for exactly such elements" : " for every element") +
+                                          ", and what lies there is not part of the matrix");
   std::string either;
   for (const Reader* r : fit) either += std::string(either.empty() ? "" : "; or ") + r->what;
-  return Diagnosis{"memory.reads_outside", head + (discriminating ? "computed as written, every such element reads "
-                                                                   "past the end of A or B, either because "
-                                                                 : "every element reads past the end of A or B if ") +
-                                              either};
+  return make_diagnosis(DiagnosisId::MemoryReadsOutside,
+                        head +
+                            (discriminating ? "computed as written, every such element reads past the end of A or "
+                                              "B, either because "
+                                            : "every element reads past the end of A or B if ") +
+                            either);
 }
 
 namespace {
-
-constexpr const char* kHypothesisIds[] = {
-    "ld.b_and_c_use_k", "ld.c_uses_k", "ld.c_uses_m", "ld.b_uses_k", "ld.a_uses_m", "ld.a_uses_n", "ld.b_uses_m",
-    "index.b_transposed", "index.a_transposed", "index.a_tile_transposed", "index.b_tile_transposed",
-    "index.tiles_transposed", "phases.from_n", "phases.from_m", "phases.floor", "phases.short", "guard.k_vs_m",
-    "guard.k_vs_n", "padding.nonzero", "grid.swapped_xy", "grid.floor", "block.one_row", "block.one_column",
-    "guard.row_vs_n", "guard.col_vs_m", "store.row_misplaced", "store.col_misplaced", "load.unguarded",
-    "memory.reads_outside"};
 
 bool usable(const CaseData& d) {
   return d.a && d.b && d.c && d.c64 && d.abs_ab && d.m > 0 && d.n > 0 && d.k > 0;
@@ -128,9 +132,8 @@ bool usable(const CaseData& d) {
 }  // namespace
 
 bool is_confirmed_hypothesis(const Diagnosis& d) {
-  for (const char* id : kHypothesisIds)
-    if (d.id == id) return true;
-  return false;
+  const DiagnosisEntry* e = find_diagnosis(d.id);
+  return e && e->basis == DiagnosisBasis::Reproduced;
 }
 
 std::vector<Diagnosis> matching_hypotheses(const CaseData& d) {
@@ -147,7 +150,8 @@ std::vector<Diagnosis> matching_hypotheses(const CaseData& d) {
   if (!value) value = value_hypotheses_reading_zeros(v);
   // A leading dimension found from the values is the more precise account of
   // the same bug as one found from the unwritten elements.
-  if (pattern && value && pattern->id.rfind("ld.", 0) == 0 && value->id.rfind("ld.", 0) == 0) pattern.reset();
+  const auto leading_dimension = [](const Diagnosis& d) { return find_diagnosis(d.id)->leading_dimension; };
+  if (pattern && value && leading_dimension(*pattern) && leading_dimension(*value)) pattern.reset();
   // The same bug found both ways: the pattern's account names the elements.
   if (pattern && value && pattern->id == value->id) value.reset();
   if (pattern) out.push_back(*pattern);

@@ -81,18 +81,22 @@ std::optional<Diagnosis> first_row_only(const evidence::CaseView& v) {
             " of each B tile were never loaded)";
   text += "; launch dim3 block(" + tt + ", " + tt + ") and dim3 grid((n + " + tm1 + ") / " + tt + ", (m + " + tm1 +
           ") / " + tt + ")";
-  return Diagnosis{"block.one_row", text};
+  return make_diagnosis(DiagnosisId::BlockOneRow, text);
 }
 
 std::optional<Diagnosis> guard_hypotheses(const evidence::CaseView& v) {
   const std::int64_t m = v.data().m, n = v.data().n;
   if (!evidence::written_all_right(v)) return std::nullopt;
   if (m > n && evidence::unwritten_set_is(v, [&](std::int64_t i, std::int64_t) { return i >= n; }))
-    return Diagnosis{"guard.row_vs_n", "rows " + str(n) + " to " + str(m - 1) + " of C were never written: the bounds "
-                     "check compares the row with n = " + str(n) + "; use row < m (m = " + str(m) + ") and col < n"};
+    return make_diagnosis(DiagnosisId::GuardRowVsN, "rows " + str(n) + " to " + str(m - 1) +
+                                                        " of C were never written: the bounds "
+                                                        "check compares the row with n = " +
+                                                        str(n) + "; use row < m (m = " + str(m) + ") and col < n");
   if (n > m && evidence::unwritten_set_is(v, [&](std::int64_t, std::int64_t j) { return j >= m; }))
-    return Diagnosis{"guard.col_vs_m", "columns " + str(m) + " to " + str(n - 1) + " of C were never written: the "
-                     "bounds check compares the column with m = " + str(m) + "; use col < n (n = " + str(n) + ")"};
+    return make_diagnosis(DiagnosisId::GuardColVsM, "columns " + str(m) + " to " + str(n - 1) +
+                                                        " of C were never written: the "
+                                                        "bounds check compares the column with m = " +
+                                                        str(m) + "; use col < n (n = " + str(n) + ")");
   return std::nullopt;
 }
 
@@ -130,11 +134,13 @@ std::optional<Diagnosis> grid_hypotheses(const evidence::CaseView& v, const std:
   if (!swapped.empty()) {
     const int T = swapped.front();
     const std::int64_t rows = std::min(m, ceil_to(n, T)), cols = std::min(n, ceil_to(m, T));
-    return Diagnosis{"grid.swapped_xy", "the grid's x and y are swapped: it covers " + count_of(rows, "row") + " and " +
-                                            count_of(cols, "column") + ", and the rest of C was never written; "
-                                            "gridDim.x must cover the n = " + str(n) + " columns (" +
-                                            blocks_for("n", swapped) + ") and gridDim.y the m = " + str(m) + " rows (" +
-                                            blocks_for("m", swapped) + ")" + tiles_note(swapped)};
+    return make_diagnosis(DiagnosisId::GridSwappedXy, "the grid's x and y are swapped: it covers " +
+                                                          count_of(rows, "row") + " and " + count_of(cols, "column") +
+                                                          ", and the rest of C was never written; "
+                                                          "gridDim.x must cover the n = " +
+                                                          str(n) + " columns (" + blocks_for("n", swapped) +
+                                                          ") and gridDim.y the m = " + str(m) + " rows (" +
+                                                          blocks_for("m", swapped) + ")" + tiles_note(swapped));
   }
   const std::vector<int> floor = fitting_tiles(tiles, [&](int T) {
     const std::int64_t rows_floor = m / T * T, cols_floor = n / T * T;
@@ -143,10 +149,11 @@ std::optional<Diagnosis> grid_hypotheses(const evidence::CaseView& v, const std:
   });
   if (!floor.empty()) {
     const std::string tt = floor.size() == 1 ? str(floor[0]) : "TILE_SIZE";
-    return Diagnosis{"grid.floor", "the last partial row or column of " + tt + "x" + tt + " tiles was never written: "
-                                   "the grid is rounded down (m / " + tt + ", n / " + tt + "); launch " +
-                                       blocks_for("n", floor) + " by " + blocks_for("m", floor) + " blocks" +
-                                       tiles_note(floor)};
+    return make_diagnosis(DiagnosisId::GridFloor, "the last partial row or column of " + tt + "x" + tt +
+                                                      " tiles was never written: "
+                                                      "the grid is rounded down (m / " +
+                                                      tt + ", n / " + tt + "); launch " + blocks_for("n", floor) +
+                                                      " by " + blocks_for("m", floor) + " blocks" + tiles_note(floor));
   }
   return std::nullopt;
 }
@@ -156,15 +163,16 @@ std::optional<Diagnosis> sparse_block_hypotheses(const evidence::CaseView& v, in
   const std::int64_t m = v.data().m, n = v.data().n;
   const std::string tt = str(T);
   if (m > 1 && evidence::unwritten_set_is(v, [&](std::int64_t i, std::int64_t) { return i % T != 0; }))
-    return Diagnosis{"block.one_row",
-                     "only every " + tt + "th row of C was written (rows 0, " + tt + ", " + str(2 * T) +
-                         ", ...): each block has one row of threads (blockDim.y = 1) where the kernel expects " + tt +
-                         " x " + tt + " — launch dim3 block(" + tt + ", " + tt + ")"};
+    return make_diagnosis(DiagnosisId::BlockOneRow,
+                          "only every " + tt + "th row of C was written (rows 0, " + tt + ", " + str(2 * T) +
+                              ", ...): each block has one row of threads (blockDim.y = 1) where the kernel expects " +
+                              tt + " x " + tt + " — launch dim3 block(" + tt + ", " + tt + ")");
   if (n > 1 && evidence::unwritten_set_is(v, [&](std::int64_t, std::int64_t j) { return j % T != 0; }))
-    return Diagnosis{"block.one_column",
-                     "only every " + tt + "th column of C was written: each block has one column of threads "
-                     "(blockDim.x = 1) where the kernel expects " + tt + " x " + tt + " — launch dim3 block(" + tt +
-                         ", " + tt + ")"};
+    return make_diagnosis(DiagnosisId::BlockOneColumn,
+                          "only every " + tt +
+                              "th column of C was written: each block has one column of threads "
+                              "(blockDim.x = 1) where the kernel expects " +
+                              tt + " x " + tt + " — launch dim3 block(" + tt + ", " + tt + ")");
   return std::nullopt;
 }
 
@@ -178,12 +186,19 @@ std::optional<Diagnosis> pattern_hypotheses(const evidence::CaseView& v) {
   // (row < m, col < n) reaches at row*ld + col stay unwritten, whatever B was
   // read with (which cannot be predicted when it reads past B).
   if (k != n && c_written_with_rows_of(v, k))
-    return Diagnosis{"ld.c_uses_k", "wrong leading dimension: C is written with rows of length k = " + str(k) + " (C[row*k + col]), but its "
-                     "rows have n = " + str(n) + " elements: store to C[row*n + col] (and read B[t*n + col]: B's rows "
-                     "are n long too)"};
+    return make_diagnosis(DiagnosisId::LdCUsesK,
+                          "wrong leading dimension: C is written with rows of length k = " + str(k) +
+                              " (C[row*k + col]), but its "
+                              "rows have n = " +
+                              str(n) +
+                              " elements: store to C[row*n + col] (and read B[t*n + col]: B's rows "
+                              "are n long too)");
   if (m != n && m != k && c_written_with_rows_of(v, m))
-    return Diagnosis{"ld.c_uses_m", "wrong leading dimension: C is written with rows of length m = " + str(m) + " (C[row*m + col]), but its "
-                     "rows have n = " + str(n) + " elements: store to C[row*n + col]"};
+    return make_diagnosis(DiagnosisId::LdCUsesM,
+                          "wrong leading dimension: C is written with rows of length m = " + str(m) +
+                              " (C[row*m + col]), but its "
+                              "rows have n = " +
+                              str(n) + " elements: store to C[row*n + col]");
   if (auto one_row = first_row_only(v)) return one_row;
   // The assignment's tile edge first, then a guard against the wrong size
   // (exact, whatever the tile), then other tile edges: for some shapes a

@@ -19,7 +19,8 @@ using evidence::State;
 using evidence::str;
 
 struct Candidate {
-  std::string id, text;
+  DiagnosisId id;
+  std::string text;
   Model model;
 };
 
@@ -44,7 +45,7 @@ void add_leading_dimensions(const CaseData& d, std::vector<Candidate>& out) {
   const auto row_a = [k](std::int64_t i) { return [i, k](std::int64_t t) { return i * k + t; }; };
   const auto col_b = [n](std::int64_t j) { return [j, n](std::int64_t t) { return t * n + j; }; };
   if (k != n) {
-    out.push_back({"ld.b_and_c_use_k",
+    out.push_back({DiagnosisId::LdBAndCUseK,
                    "wrong leading dimension: B and C are indexed with rows of length k = " + str(k) +
                        " (B[t*k + col], C[row*k + col]), but both have rows of n = " + str(n) +
                        " elements: use B[t*n + col] and C[row*n + col]",
@@ -53,7 +54,7 @@ void add_leading_dimensions(const CaseData& d, std::vector<Candidate>& out) {
                        return dot(d, k, row_a(r), [col, k](std::int64_t t) { return t * k + col; });
                      });
                    }});
-    out.push_back({"ld.c_uses_k",
+    out.push_back({DiagnosisId::LdCUsesK,
                    "wrong leading dimension: C is written with rows of length k = " + str(k) +
                        " (C[row*k + col]), but its rows have n = " + str(n) + " elements: store to C[row*n + col]",
                    [&d, k, n, row_a, col_b](std::int64_t i, std::int64_t j) {
@@ -61,7 +62,7 @@ void add_leading_dimensions(const CaseData& d, std::vector<Candidate>& out) {
                        return dot(d, k, row_a(r), col_b(col));
                      });
                    }});
-    out.push_back({"ld.b_uses_k",
+    out.push_back({DiagnosisId::LdBUsesK,
                    "wrong leading dimension: B is read with rows of length k = " + str(k) +
                        " (B[t*k + col]), but its rows have n = " + str(n) + " elements: read B[t*n + col]",
                    [&d, k, row_a](std::int64_t i, std::int64_t j) {
@@ -69,7 +70,7 @@ void add_leading_dimensions(const CaseData& d, std::vector<Candidate>& out) {
                    }});
   }
   if (m != n && m != k)
-    out.push_back({"ld.c_uses_m",
+    out.push_back({DiagnosisId::LdCUsesM,
                    "wrong leading dimension: C is written with rows of length m = " + str(m) +
                        " (C[row*m + col]), but its rows have n = " + str(n) + " elements: store to C[row*n + col]",
                    [&d, m, n, k, row_a, col_b](std::int64_t i, std::int64_t j) {
@@ -78,32 +79,32 @@ void add_leading_dimensions(const CaseData& d, std::vector<Candidate>& out) {
                      });
                    }});
   if (m != k)
-    out.push_back({"ld.a_uses_m",
+    out.push_back({DiagnosisId::LdAUsesM,
                    "wrong leading dimension: A is read with rows of length m = " + str(m) +
                        " (A[row*m + t]), but its rows have k = " + str(k) + " elements: read A[row*k + t]",
                    [&d, m, k, col_b](std::int64_t i, std::int64_t j) {
                      return Prediction::of(dot(d, k, [i, m](std::int64_t t) { return i * m + t; }, col_b(j)));
                    }});
   if (n != k)
-    out.push_back({"ld.a_uses_n",
+    out.push_back({DiagnosisId::LdAUsesN,
                    "wrong leading dimension: A is read with rows of length n = " + str(n) +
                        " (A[row*n + t]), but its rows have k = " + str(k) + " elements: read A[row*k + t]",
                    [&d, n, k, col_b](std::int64_t i, std::int64_t j) {
                      return Prediction::of(dot(d, k, [i, n](std::int64_t t) { return i * n + t; }, col_b(j)));
                    }});
   if (m != n)
-    out.push_back({"ld.b_uses_m",
+    out.push_back({DiagnosisId::LdBUsesM,
                    "wrong leading dimension: B is read with rows of length m = " + str(m) +
                        " (B[t*m + col]), but its rows have n = " + str(n) + " elements: read B[t*n + col]",
                    [&d, m, k, row_a](std::int64_t i, std::int64_t j) {
                      return Prediction::of(dot(d, k, row_a(i), [j, m](std::int64_t t) { return t * m + j; }));
                    }});
-  out.push_back({"index.b_transposed",
+  out.push_back({DiagnosisId::IndexBTransposed,
                  "B is read as if it were transposed (B[col*k + t]); B is k x n and row-major: read B[t*n + col]",
                  [&d, k, row_a](std::int64_t i, std::int64_t j) {
                    return Prediction::of(dot(d, k, row_a(i), [j, k](std::int64_t t) { return j * k + t; }));
                  }});
-  out.push_back({"index.a_transposed",
+  out.push_back({DiagnosisId::IndexATransposed,
                  "A is read as if it were transposed (A[t*m + row]); A is m x k and row-major: read A[row*k + t]",
                  [&d, m, k, col_b](std::int64_t i, std::int64_t j) {
                    return Prediction::of(dot(d, k, [i, m](std::int64_t t) { return t * m + i; }, col_b(j)));
@@ -124,11 +125,12 @@ void add_transposed_tiles(const CaseData& d, std::vector<Candidate>& out) {
       "taken from threadIdx.x and its column from threadIdx.y (or it is written Bs[tx][ty]); load Bs[ty][tx] = "
       "B[(p*TILE_SIZE + ty)*n + blockIdx.x*TILE_SIZE + tx]";
   struct Kind {
-    const char* id;
+    DiagnosisId id;
     bool a, b;
   };
-  for (const Kind kind : {Kind{"index.a_tile_transposed", true, false}, Kind{"index.b_tile_transposed", false, true},
-                          Kind{"index.tiles_transposed", true, true}}) {
+  for (const Kind kind :
+       {Kind{DiagnosisId::IndexATileTransposed, true, false}, Kind{DiagnosisId::IndexBTileTransposed, false, true},
+        Kind{DiagnosisId::IndexTilesTransposed, true, true}}) {
     for (const int T : kTiles) {
       const std::string text = std::string(kind.a && kind.b ? "both tiles are stored transposed: " : "") +
                                (kind.a ? a_text : "") + (kind.a && kind.b ? "; and " : "") + (kind.b ? b_text : "") +
@@ -183,7 +185,7 @@ void add_short_sums(const CaseData& d, std::vector<Candidate>& out) {
   add(n, kGuardN, 0);
   for (const Count& c : counts) {
     std::vector<std::string> causes;
-    std::string id;
+    std::optional<DiagnosisId> id;
     int loop_tile = 0;
     for (int s = 0; s < kSources; ++s) {
       const std::vector<int>& tiles = c.tiles[s];
@@ -207,9 +209,12 @@ void add_short_sums(const CaseData& d, std::vector<Candidate>& out) {
                          " or p*TILE_SIZE + tx < " + dim + ", where k belongs), so every term from " + dim + " = " +
                          str(c.covered) + " on is loaded as 0");
       if (s <= kFromM && loop_tile == 0) loop_tile = tiles.front();
-      const std::string this_id = s == kFloor ? "phases.floor" : s == kFromN ? "phases.from_n"
-                                  : s == kFromM ? "phases.from_m" : s == kGuardM ? "guard.k_vs_m" : "guard.k_vs_n";
-      id = id.empty() || id == this_id ? this_id : "phases.short";
+      const DiagnosisId this_id = s == kFloor    ? DiagnosisId::PhasesFloor
+                                  : s == kFromN  ? DiagnosisId::PhasesFromN
+                                  : s == kFromM  ? DiagnosisId::PhasesFromM
+                                  : s == kGuardM ? DiagnosisId::GuardKVsM
+                                                 : DiagnosisId::GuardKVsN;
+      id = !id || *id == this_id ? this_id : DiagnosisId::PhasesShort;
     }
     std::string text = "the sums stop after the first " + str(c.covered) + " of the k = " + str(k) + " terms: ";
     for (std::size_t i = 0; i < causes.size(); ++i) text += (i == 0 ? "" : "; or ") + causes[i];
@@ -219,7 +224,7 @@ void add_short_sums(const CaseData& d, std::vector<Candidate>& out) {
     if (!c.tiles[kGuardM].empty() || !c.tiles[kGuardN].empty())
       text += std::string(loop_tile ? ", and" : ";") + " the loads' K indices (the column of A, the row of B) must be "
               "compared with k";
-    out.push_back({id, text, [&d, covered = c.covered, k, n](std::int64_t i, std::int64_t j) {
+    out.push_back({*id, text, [&d, covered = c.covered, k, n](std::int64_t i, std::int64_t j) {
                      return Prediction::of(dot(d, covered, [i, k](std::int64_t t) { return i * k + t; },
                                                [j, n](std::int64_t t) { return t * n + j; }));
                    }});
@@ -256,21 +261,22 @@ std::optional<Diagnosis> constant_offset(const evidence::CaseView& v) {
     const double pad2 = off / double(extra);
     if (pad2 < 1 || pad2 > 1e6 || std::fabs(pad2 - std::round(pad2)) > 1e-3) continue;
     const std::string p = number(std::sqrt(std::round(pad2)));
-    return Diagnosis{"padding.nonzero", "every wrong element is off by the same " + number(off) + " = (" +
-                                            str(ceil_to(d.k, T)) + " - k) * " + p + " * " + p +
-                                            ": the partial K tile is padded with " + p +
-                                            " instead of 0 — load 0.0f for columns of A and rows of B at or past k"};
+    return make_diagnosis(DiagnosisId::PaddingNonzero,
+                          "every wrong element is off by the same " + number(off) + " = (" + str(ceil_to(d.k, T)) +
+                              " - k) * " + p + " * " + p + ": the partial K tile is padded with " + p +
+                              " instead of 0 — load 0.0f for columns of A and rows of B at or past k");
   }
   const std::int64_t extra = ceil_to(d.k, first_tile) - d.k;
   const double per_term = off / double(extra);
-  return Diagnosis{"padding.nonzero",
-                   "every element is off by the same " + number(off) + ", as if the " + str(extra) +
-                       " terms past k of the partial K tile ((" + str(ceil_to(d.k, first_tile)) + " - k) with " +
-                       str(first_tile) + "-wide tiles) each added " + number(per_term) +
-                       (per_term > 0 ? " (" + number(std::sqrt(per_term)) + " squared)" : "") +
-                       ": the partial K tile holds values other than 0 past k — it is read past the end of A or B "
-                       "without a bounds check (whatever lies there is added), or padded with a value other than 0; "
-                       "load 0.0f for columns of A and rows of B at or past k"};
+  return make_diagnosis(
+      DiagnosisId::PaddingNonzero,
+      "every element is off by the same " + number(off) + ", as if the " + str(extra) +
+          " terms past k of the partial K tile ((" + str(ceil_to(d.k, first_tile)) + " - k) with " + str(first_tile) +
+          "-wide tiles) each added " + number(per_term) +
+          (per_term > 0 ? " (" + number(std::sqrt(per_term)) + " squared)" : "") +
+          ": the partial K tile holds values other than 0 past k — it is read past the end of A or B "
+          "without a bounds check (whatever lies there is added), or padded with a value other than 0; "
+          "load 0.0f for columns of A and rows of B at or past k");
 }
 
 // A block of one row of threads (blockDim.y = 1): only row 0 of each B tile
@@ -281,11 +287,11 @@ void add_one_row_block(const CaseData& d, std::vector<Candidate>& out) {
   const std::int64_t k = d.k, n = d.n;
   for (const int T : kTiles) {
     const std::string tt = str(T);
-    out.push_back({"block.one_row",
+    out.push_back({DiagnosisId::BlockOneRow,
                    "the sums take only every " + tt + "th term (t = 0, " + tt + ", " + str(2 * T) +
                        ", ...): only row 0 of each B tile is loaded and the other rows stay zero — the block is one "
-                       "row of threads (blockDim.y = 1, e.g. dim3 block(" + tt + ")); launch dim3 block(" + tt + ", " +
-                       tt + ")",
+                       "row of threads (blockDim.y = 1, e.g. dim3 block(" +
+                       tt + ")); launch dim3 block(" + tt + ", " + tt + ")",
                    [&d, k, n, T](std::int64_t r, std::int64_t c) {
                      if (r % T != 0) return Prediction::unknown();
                      return Prediction::of(dot(d, (k + T - 1) / T, [r, k, T](std::int64_t p) { return r * k + p * T; },
@@ -316,7 +322,7 @@ std::optional<Diagnosis> value_hypotheses(const evidence::CaseView& v) {
     if (!known && evidence::explains(v, c.model)) fit.push_back(std::move(c));
   }
   if (fit.empty()) return constant_offset(v);
-  Diagnosis d{fit[0].id, fit[0].text};
+  Diagnosis d = make_diagnosis(fit[0].id, fit[0].text);
   for (std::size_t i = 1; i < fit.size(); ++i)
     d.text += (i == 1 ? "; these values fit just as well: " : "; or ") + fit[i].text;
   return d;
@@ -341,8 +347,9 @@ std::optional<Diagnosis> value_hypotheses_reading_zeros(const evidence::CaseView
     // That what lies there is 0 is a guess about the GPU's memory: a tenth of
     // the tested elements may hold something else.
     if (reads_outside && evidence::explains(v, guessed[c].model, true, 0.9))
-      return Diagnosis{guessed[c].id, guessed[c].text + " (it reads past the end of the matrix: the affected elements "
-                                                        "hold exactly what lies there, zeros)"};
+      return make_diagnosis(guessed[c].id, guessed[c].text +
+                                               " (it reads past the end of the matrix: the affected "
+                                               "elements hold exactly what lies there, zeros)");
   }
   return std::nullopt;
 }

@@ -70,8 +70,8 @@ std::optional<Diagnosis> misplaced_store_hypotheses(const evidence::CaseView& v)
       last_source = s;
     }
     const std::int64_t unwritten = v.count(State::Unwritten);
-    return Diagnosis{
-        by_row ? "store.row_misplaced" : "store.col_misplaced",
+    return make_diagnosis(
+        by_row ? DiagnosisId::StoreRowMisplaced : DiagnosisId::StoreColMisplaced,
         std::string("the sums are right, but the store puts them in the wrong ") + line + ": every wrong element " +
             "written holds the right value of another " + line + " of C (" + examples + ")" +
             (unwritten ? "; " + count_of(unwritten, "element") + " in " + rows_and_columns(v, State::Unwritten) +
@@ -79,7 +79,7 @@ std::optional<Diagnosis> misplaced_store_hypotheses(const evidence::CaseView& v)
                        : "") +
             " — store each sum to C[row*n + col] with the " + line + " the thread computed" +
             (by_row ? " (blockIdx.y*TILE_SIZE + threadIdx.y), the one it read A with"
-                    : " (blockIdx.x*TILE_SIZE + threadIdx.x), the one it read B with")};
+                    : " (blockIdx.x*TILE_SIZE + threadIdx.x), the one it read B with"));
   }
   return std::nullopt;
 }
@@ -104,10 +104,13 @@ Diagnosis where_wrong(const evidence::CaseView& v) {
       if (v.state(i, j) != State::Right) tiles[(i / 16) * tile_cols + j / 16] = true;
   std::int64_t wrong_tiles = 0;
   for (const bool t : tiles) wrong_tiles += t ? 1 : 0;
-  return Diagnosis{"wrong.where", str(wrong) + " of " + str(total) + (wrong == 1 ? " elements is" : " elements are") +
-                                  " wrong, and no bug the grader knows reproduces that, so no cause is named: " + parts +
-                                  "; " + str(wrong_tiles) + " of the " + str(tile_rows * tile_cols) + " 16x16 tiles "
-                                  "of C " + (wrong_tiles == 1 ? "holds" : "hold") + " a wrong element"};
+  return make_diagnosis(DiagnosisId::WrongWhere,
+                        str(wrong) + " of " + str(total) + (wrong == 1 ? " elements is" : " elements are") +
+                            " wrong, and no bug the grader knows reproduces that, so no cause is named: " + parts +
+                            "; " + str(wrong_tiles) + " of the " + str(tile_rows * tile_cols) +
+                            " 16x16 tiles "
+                            "of C " +
+                            (wrong_tiles == 1 ? "holds" : "hold") + " a wrong element");
 }
 
 }  // namespace sg

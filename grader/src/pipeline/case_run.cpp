@@ -132,7 +132,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
                       prepared.c64.data(),
                       prepared.abs_ab.data(),
                       c.tolerance_factor};
-  record_comparison(t, c, std::move(*run.cmp), run.differs, &data);
+  if (record_comparison(t, c, std::move(*run.cmp), run.differs, &data)) g.cases_reproduced.push_back(c.name);
   t.detail += alone_note;
   if (const unsigned sms = run.out.reply.header.checked_launch_sms; sms > 0)
     t.detail += "checked on a partition of " + std::to_string(sms) +

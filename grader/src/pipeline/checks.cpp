@@ -1,5 +1,6 @@
 #include "pipeline/checks.h"
 
+#include "compare/diagnosis_catalogue.h"
 #include "words/case_report.h"
 
 #include <algorithm>
@@ -52,14 +53,6 @@ std::string static_verdict(const StructureReport& s) {
   return "mysgemm never calls __syncthreads";
 }
 
-const Diagnosis kNotTiled{"structure.not_tiled",
-                          "the assignment asks for a tiled kernel: stage 16x16 tiles of A and B in __shared__ "
-                          "arrays and separate loading from computing with __syncthreads"};
-const Diagnosis kLowReuse{"structure.low_reuse",
-                          "each value your kernel loads from global memory serves few multiply-adds: load a tile "
-                          "of A and of B into __shared__ memory once, then let every thread of the block read it "
-                          "from there (a shared array the loop does not read changes nothing)"};
-
 // Who counted the loads, as the check's detail names it.
 std::string counter_name(ReuseSource s) {
   switch (s) {
@@ -98,7 +91,7 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
                  " at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
                  std::to_string(c.n) + "; a one-thread-per-element kernel issues 2*m*n*k/32 = " +
                  count_text(m.naive_loads) + " there\nin the compiled code: " + static_verdict(s) + "\n" + s.detail;
-      if (factor < c.min_reuse) t.diagnoses.push_back(kLowReuse);
+      if (factor < c.min_reuse) t.diagnoses.push_back(make_diagnosis(DiagnosisId::StructureLowReuse));
       break;
     }
     case ReuseMeasurement::Outcome::Unavailable: {
@@ -109,7 +102,7 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
       t.status = ok ? Status::Passed : Status::Failed;
       t.verdict = m.why + ": structure checked from " + m.fallback + " instead: " + static_verdict(s);
       t.detail = s.detail;
-      if (!ok) t.diagnoses.push_back(kNotTiled);
+      if (!ok) t.diagnoses.push_back(make_diagnosis(DiagnosisId::StructureNotTiled));
       break;
     }
     case ReuseMeasurement::Outcome::NotMeasured:
@@ -194,12 +187,12 @@ void sanitizer_needs_a_correct_case(const Check& c, const CheckContext& ctx, Tes
     t.status = Status::Failed;
     t.verdict = "no points: blocks raced in " + named_cases(ctx.cases_with_block_races, "correctness case") +
                 ", although the sanitizer's own shape was clean";
-    t.diagnoses.push_back(kBlockRaceHint);
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceBetweenBlocks));
   } else if (t.status == Status::Passed && !ctx.cases_out_of_bounds.empty()) {
     t.status = Status::Failed;
     t.verdict = "no points: out-of-bounds accesses in " + named_cases(ctx.cases_out_of_bounds, "correctness case") +
                 ", although the sanitizer's own shape was clean";
-    t.diagnoses.push_back(kOutOfBoundsHint);
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryOutOfBounds));
   } else if (t.status == Status::Passed && !ctx.any_case_correct) {
     t.status = Status::Failed;
     t.verdict = "no points: the sanitizer found nothing, but no correctness case passed "

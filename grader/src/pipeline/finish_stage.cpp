@@ -14,7 +14,7 @@ void diagnose_across_cases(Grading& g) {
   for (auto& t : g.r.tests) {
     if (t.kind != TestKind::Correctness || t.status != Status::Failed || !t.comparison) continue;
     // A case whose output a hypothesis reproduced already says what is wrong.
-    if (std::any_of(t.diagnoses.begin(), t.diagnoses.end(), is_confirmed_hypothesis)) continue;
+    if (std::find(g.cases_reproduced.begin(), g.cases_reproduced.end(), t.name) != g.cases_reproduced.end()) continue;
     for (const auto& d : across) t.diagnoses.push_back(d);
   }
 }

@@ -62,6 +62,9 @@ struct Grading {
   // Correctness cases whose runner reported an out-of-bounds access, or stores
   // of two blocks racing (the CPU layer's reports): facts the sanitizer check reads.
   std::vector<std::string> cases_out_of_bounds, cases_with_block_races;
+  // Correctness cases whose output a bug's prediction reproduced: their own
+  // diagnoses say what is wrong, so the rules across sizes add nothing there.
+  std::vector<std::string> cases_reproduced;
   bool a_case_hung = false;          // later cases get case_time_limit_after_hang
   std::mutex oracle_mutex;           // the timed cases' oracles are made on a second thread
   std::mutex hold_stats_mutex;

@@ -6,28 +6,9 @@
 #include <sstream>
 
 #include "compare/diagnosis.h"
+#include "compare/diagnosis_catalogue.h"
 
 namespace sg {
-
-const Diagnosis kOutOfBoundsHint{
-    "memory.out_of_bounds",
-    "an out-of-bounds access: check the boundary conditions of every load into shared memory and of the store to C"};
-const Diagnosis kRaceHint{
-    "race.shared_memory",
-    "a shared-memory race: a missing __syncthreads (the first barrier, after the loads, keeps threads from reading "
-    "tile entries not loaded yet; the second, after the partial sums, stops the next phase overwriting tiles still "
-    "being read)"};
-const Diagnosis kHangHint{
-    "hang.timeout",
-    "the kernel or basicSgemm did not finish in time: either a loop whose bound never becomes true (e.g. a phase "
-    "counter that is never incremented) or a barrier not all threads reach, or far more work than the shape needs "
-    "(e.g. a grid much larger than C, or every block walking more K tiles than k has)"};
-
-const Diagnosis kBlockRaceHint{
-    "race.between_blocks",
-    "a race between blocks: two blocks store to the same element of global memory in one launch, and nothing "
-    "orders them on a GPU (a sum split over several blocks needs atomicAdd; a global array used as a tile needs "
-    "__shared__)"};
 
 void mark_not_run(TestResult& t, const std::string& why, Status status) {
   t.status = status;
@@ -58,14 +39,15 @@ std::optional<Diagnosis> block_shape_diagnosis(const std::string& cause) {
     if (edge > 1 && edge * edge == count && edge < bx) tile = std::to_string(edge);
   }
   const std::string b = std::to_string(bx);
-  return Diagnosis{"block.one_row",
-                   "the kernel ran with blocks of " + b + " x 1 threads (blockDim.y = 1): threadIdx.y is always 0, "
-                   "so only one row of each tile is loaded and computed, and threadIdx.x runs up to " +
-                       std::to_string(bx - 1) + ", past the edge of a " + tile + " x " + tile + " tile" +
-                       (cause.find("__shared__") != std::string::npos ? " (the access named above)" : "") +
-                       " — launch dim3 block(" + tile + ", " + tile +
-                       ") and a two-dimensional grid, dim3 grid((n + " + tile + " - 1) / " + tile + ", (m + " + tile +
-                       " - 1) / " + tile + ")"};
+  return make_diagnosis(DiagnosisId::BlockOneRow,
+                        "the kernel ran with blocks of " + b +
+                            " x 1 threads (blockDim.y = 1): threadIdx.y is always 0, "
+                            "so only one row of each tile is loaded and computed, and threadIdx.x runs up to " +
+                            std::to_string(bx - 1) + ", past the edge of a " + tile + " x " + tile + " tile" +
+                            (cause.find("__shared__") != std::string::npos ? " (the access named above)" : "") +
+                            " — launch dim3 block(" + tile + ", " + tile +
+                            ") and a two-dimensional grid, dim3 grid((n + " + tile + " - 1) / " + tile + ", (m + " +
+                            tile + " - 1) / " + tile + ")");
 }
 
 }  // namespace
@@ -82,17 +64,11 @@ void record_runner_failure(TestResult& t, const CaseOutcome& o) {
   }
   if (auto shape = block_shape_diagnosis(o.cause)) t.diagnoses.push_back(*shape);
   if (o.kind == CaseOutcome::Kind::TimedOut && o.extended)
-    t.diagnoses.push_back({"grid.slow_on_cpu",
-                           "no hang: blocks kept completing until the end, but the launch did far more work than the "
-                           "shape needs for the CPU backend, which runs blocks a few at a time (a GPU runs them side by "
-                           "side): launch only the blocks C needs, dim3 grid((n + TILE - 1) / TILE, (m + TILE - 1) / "
-                           "TILE), and walk only the (k + TILE - 1) / TILE tiles that k has"});
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::GridSlowOnCpu));
   else if (o.kind == CaseOutcome::Kind::TimedOut)
-    t.diagnoses.push_back(kHangHint);
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::HangTimeout));
   if (o.kind == CaseOutcome::Kind::CudaError && o.cause.find("IllegalAddress") != std::string::npos)
-    t.diagnoses.push_back({"memory.illegal_address",
-                           "an out-of-bounds global memory access: guard every load and store with row < m, "
-                           "col < n and the tile's k index < k"});
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryIllegalAddress));
 }
 
 std::string describe_comparison(const Comparison& cmp, int m, int n) {
@@ -130,8 +106,8 @@ std::string describe_comparison(const Comparison& cmp, int m, int n) {
   return s.str();
 }
 
-void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs,
-                       const CaseData* data) {
+bool record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs, const CaseData* data) {
+  bool reproduced = false;
   if (cmp.wrong == 0) {
     t.status = Status::Passed;
     t.score = t.max_score;
@@ -148,10 +124,13 @@ void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differ
     e.first = cmp;
     e.outputs_differ_between_runs = differs_between_runs;
     e.data = data;
-    for (Diagnosis& d : diagnose_case(e)) t.diagnoses.push_back(std::move(d));
+    CaseDiagnosis found = diagnose(e);
+    reproduced = found.reproduced;
+    for (Diagnosis& d : found.causes) t.diagnoses.push_back(std::move(d));
     if (differs_between_runs) t.detail += "the output changed between two runs on the same inputs\n";
   }
   t.comparison = std::move(cmp);
+  return reproduced;
 }
 
 void note_block_race(TestResult& t, const std::string& first, unsigned long long stores) {
@@ -160,7 +139,7 @@ void note_block_race(TestResult& t, const std::string& first, unsigned long long
               " in all to elements another block had written with other values in the same launch)\n"
               "(on a GPU the blocks run at once and such updates are lost or overwritten in no fixed order; "
               "the sanitizer check takes points for it)\n";
-  t.diagnoses.push_back(kBlockRaceHint);
+  t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceBetweenBlocks));
 }
 
 void note_out_of_bounds(TestResult& t, const std::string& access) {
@@ -168,7 +147,7 @@ void note_out_of_bounds(TestResult& t, const std::string& access) {
   t.detail += "out-of-bounds access: " + access +
               "\n(the kernel went on, as it would on a GPU: such a read gives garbage and such a write lands in "
               "memory that is not C; the sanitizer check takes points for it)\n";
-  t.diagnoses.push_back(kOutOfBoundsHint);
+  t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryOutOfBounds));
 }
 
 }  // namespace sg

@@ -10,12 +10,6 @@
 
 namespace sg {
 
-// Likely causes shared by the cases and the sanitizer check.
-extern const Diagnosis kOutOfBoundsHint;
-extern const Diagnosis kRaceHint;
-extern const Diagnosis kHangHint;
-extern const Diagnosis kBlockRaceHint;
-
 // A test that did not run, with the reason (keeps its max_score).
 void mark_not_run(TestResult& t, const std::string& why, Status status = Status::Failed);
 
@@ -24,7 +18,8 @@ void record_runner_failure(TestResult& t, const CaseOutcome& outcome);
 
 // Fills status, score, verdict and detail from a comparison. `data` (the
 // case's inputs and output) lets the diagnoses test hypotheses against it.
-void record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs,
+// True where a bug's prediction reproduced the output (compare/diagnosis.h).
+bool record_comparison(TestResult& t, const Case& c, Comparison cmp, bool differs_between_runs,
                        const CaseData* data = nullptr);
 
 // The runner reported an out-of-bounds access the kernel went on from (the

@@ -7,6 +7,7 @@
 
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
+#include "compare/diagnosis_catalogue.h"
 #include "words/case_report.h"
 #include "services/inputs.h"
 #include "services/limits.h"
@@ -60,13 +61,13 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
   if (!stray.empty()) {
     found.push_back("memcheck found errors");
     t.detail += "memcheck: " + stray + "\n";
-    t.diagnoses.push_back(kOutOfBoundsHint);
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryOutOfBounds));
   }
   // Races between blocks: stores to an element another block wrote in the same launch.
   if (const std::string& race = runs[0].reply.block_race; !race.empty()) {
     found.push_back("blocks raced");
     t.detail += "race between blocks: " + race + "\n";
-    t.diagnoses.push_back(kBlockRaceHint);
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceBetweenBlocks));
   }
   // racecheck: the two orders must agree up to rounding.
   std::vector<double> c64, abs_ab;
@@ -80,7 +81,7 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
                 element(d.first, c.n) + " is " + std::to_string(runs[0].reply.c[d.first]) +
                 " with each block's threads in descending order and " +
                 std::to_string(runs[1].reply.c[d.first]) + " in ascending order\n";
-    t.diagnoses.push_back(kRaceHint);
+    t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceSharedMemory));
   }
   if (found.empty()) {
     t.status = Status::Passed;

@@ -17,6 +17,7 @@
 #include "backends/gpu/pm_loads.h"
 #include "backends/gpu/pm_reuse.h"
 #include "backends/gpu/sanitizer_shapes.h"
+#include "compare/diagnosis_catalogue.h"
 #include "words/case_report.h"
 #include "services/limits.h"
 #include "services/elapsed.h"
@@ -350,7 +351,8 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     t.status = Status::Failed;
     t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + o.what + (o.shape.empty() ? "" : " at " + o.shape);
     t.detail += sanitizer_summary(tool, runs[i]);
-    const Diagnosis& hint = o.hung ? kHangHint : tool == "racecheck" ? kRaceHint : kOutOfBoundsHint;
+    const Diagnosis hint = make_diagnosis(o.hung ? DiagnosisId::HangTimeout
+                                          : tool == "racecheck" ? DiagnosisId::RaceSharedMemory : DiagnosisId::MemoryOutOfBounds);
     if (std::find(t.diagnoses.begin(), t.diagnoses.end(), hint) == t.diagnoses.end()) t.diagnoses.push_back(hint);
   }
   if (t.status == Status::Failed) t.verdict += std::string(" (") + cost + ")";
