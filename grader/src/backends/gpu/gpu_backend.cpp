@@ -92,6 +92,8 @@ class GpuBackend final : public Backend {
     rc.pid_namespace = false;
     rc.partition_sms_after_failure = kPartitionSmsAfterFailure;
     rc.sandbox = runner_sandbox(paths_.sandbox, runner, rc.scratch_dir);
+    rc.scratch_quota = work.place(scratch);
+    rc.work_quota = work.place("");
     return rc;
   }
 
@@ -313,6 +315,11 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     again += tools[i] + " hung while other gradings shared the GPU, so it ran again with the GPU to itself\n";
   }
   t.seconds = seconds_since(t0);
+  if (const std::string over = check_tool_runs(*ctx.runner_config, runs, "compute-sanitizer"); !over.empty()) {
+    t.status = Status::Failed;
+    t.verdict = over;
+    return;
+  }
   char cost[96];
   std::snprintf(cost, sizeof cost, "%.1f s", t.seconds);
   std::string shapes_text;
@@ -433,6 +440,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
     std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt + pause_source() % 1500));
   }
   r.seconds = seconds_since(t0);
+  const std::string over = check_tool_runs(*ctx.runner_config, {run}, "ncu");
   const NcuLoads loads = parse_ncu_loads(run.output);
   if (loads.no_permission && !loads.ok && !admin_only.has_value()) {
     // The driver's setting is unknown here: ncu's own word stands.
@@ -444,14 +452,15 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
     r.why = "ncu could not start: " + run.start_error;
     return r;
   }
-  if (!run.exit.exited || run.exit.code != 0 || run.answered != 1) {
+  if (!run.exit.exited || run.exit.code != 0 || run.answered != 1 || !over.empty()) {
     // The kernel failed at this shape (its correctness cases say how): its
     // loads cannot be counted, so the static check stands in, as without ncu.
     // (A submission could fail here on purpose to get the static check: said in README's threat model.)
     r.outcome = ReuseMeasurement::Outcome::Unavailable;
     r.why = "the kernel did not complete under ncu at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
             std::to_string(c.n) + " (" +
-            (run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(kNcuQuietS)) +
+            (!over.empty()   ? over
+             : run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(kNcuQuietS)) +
                                    " s: it hung before it"
              : run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(kNcuQuietS)) +
                                     " s once it had the profiler: the kernel hung"
