@@ -315,34 +315,101 @@ TEST_F(GradeCli, CasesAfterACrashAreCheckedOnAPartition) {
 
 namespace {
 
-// A build that runs out of disk (a work folder on a 64 KiB tmpfs) is the
-// machine's failure: an internal error that says so, never the student's
-// compile error (issue 33: an honest neighbour of a disk-filling runner was
-// told "compile error ... No space left on device").
-TEST_F(GradeCli, ABuildThatRunsOutOfDiskIsAnInternalErrorNotACompileError) {
+// The grader out of descriptors (RLIMIT_NOFILE lowered step by step, from
+// too few to probe the sandbox to enough for everything): at every step the
+// grading is right or an internal error that names the machine's failure,
+// never the student's compile error or failed case, nor a grading without
+// its sandbox. Somewhere between, the build
+// works and the runner cannot start: that grading is graded again once,
+// then named an internal error (issue 33).
+TEST_F(GradeCli, UnderAnyDescriptorLimitAGradingIsRightOrAnInternalErrorNeverAVerdict) {
+  if (std::system("command -v prlimit >/dev/null 2>&1") != 0) GTEST_SKIP() << "needs prlimit (util-linux)";
+  bool runner_could_not_start = false, graded = false;
+  for (int n = 8; n <= 40 && !graded; n += 2) {
+    SCOPED_TRACE("RLIMIT_NOFILE " + std::to_string(n));
+    const fs::path out = dir_ / ("nofile-" + std::to_string(n));
+    const std::string cmd = "prlimit --nofile=" + std::to_string(n) + " timeout -k 5 300 '" +
+                            std::string(SG_BUILD_DIR) + "/grade' --backend cpu --suite '" +
+                            std::string(SG_SOURCE_ROOT) + "/testcases/smoke.yaml' --out '" + out.string() + "' '" +
+                            std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >'" + out.string() +
+                            ".log' 2>&1 </dev/null";
+    const int rc = std::system(cmd.c_str());
+    std::ifstream log(out.string() + ".log");
+    std::stringstream said;
+    said << log.rdbuf();
+    std::ifstream f(out / "results.json");
+    const nlohmann::json r = nlohmann::json::parse(f, nullptr, false);
+    if (!r.is_object()) {  // stopped before grading (its sandbox could not be probed): exit 3, said so
+      EXPECT_EQ(WEXITSTATUS(rc), 3) << said.str();
+      EXPECT_NE(said.str().find("grade: internal error"), std::string::npos) << said.str();
+      continue;
+    }
+    const std::string state = r["extra_data"].value("state", "");
+    if (state == "graded") {
+      EXPECT_EQ(r.value("score", -1.0), 10.0) << r.dump().substr(0, 2000);
+      graded = true;
+      continue;
+    }
+    ASSERT_EQ(state, "internal error") << r.dump().substr(0, 2000);
+    const std::string text = r.dump();
+    EXPECT_NE(text.find("ran out of resources"), std::string::npos) << text.substr(0, 2000);
+    EXPECT_NE(text.find("twice"), std::string::npos) << text.substr(0, 2000);
+    if (text.find("the runner could not be started") != std::string::npos) {
+      runner_could_not_start = true;
+      EXPECT_NE(said.str().find("grading again once"), std::string::npos) << said.str();
+    }
+  }
+  EXPECT_TRUE(graded) << "40 descriptors should be enough for a grading";
+  EXPECT_TRUE(runner_could_not_start) << "no limit let the build work and stopped the runner";
+}
+
+// A grading whose TMPDIR is a full disk (a 64 KiB tmpfs). Where the grader
+// may mount, its work folder is a tmpfs quota of its own, and it grades as
+// anywhere else. Without the quotas (SG_NO_DISK_QUOTA=1, or where mounts are
+// refused) the build runs out of disk: the machine's failure, an internal
+// error that says so, never the student's compile error (issue 33: an honest
+// neighbour of a disk-filling runner was told "compile error ... No space
+// left on device").
+TEST_F(GradeCli, AGradingOnAFullDiskHasItsOwnQuotaOrIsAnInternalErrorNotACompileError) {
   const fs::path tiny = dir_ / "tiny";
   fs::create_directories(tiny);
   if (std::system(("mount -t tmpfs -o size=64k,mode=0755 tmpfs '" + tiny.string() + "' 2>/dev/null").c_str()) != 0)
     GTEST_SKIP() << "needs a tmpfs of its own (mount as root)";
-  // TMPDIR: where the grader makes its work folder.
-  const std::string cmd = "TMPDIR='" + tiny.string() + "' timeout -k 5 300 '" + std::string(SG_BUILD_DIR) +
-                          "/grade' --quiet --backend cpu --suite '" + std::string(SG_SOURCE_ROOT) +
-                          "/testcases/smoke.yaml' --out '" + (dir_ / "out").string() + "' '" +
-                          std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >/dev/null 2>'" +
-                          (dir_ / "err.txt").string() + "' </dev/null";
-  const int rc = std::system(cmd.c_str());
+  auto grade_on_tiny = [&](const std::string& env, const std::string& out) {
+    // TMPDIR: where the grader makes its work folder.
+    const std::string cmd = env + " TMPDIR='" + tiny.string() + "' timeout -k 5 300 '" + std::string(SG_BUILD_DIR) +
+                            "/grade' --quiet --backend cpu --suite '" + std::string(SG_SOURCE_ROOT) +
+                            "/testcases/smoke.yaml' --out '" + (dir_ / out).string() + "' '" +
+                            std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >/dev/null 2>'" +
+                            (dir_ / (out + ".err")).string() + "' </dev/null";
+    return std::system(cmd.c_str());
+  };
+  const int quota_rc = grade_on_tiny("", "quota");
+  const int none_rc = grade_on_tiny("SG_NO_DISK_QUOTA=1", "none");
   std::system(("umount -l '" + tiny.string() + "'").c_str());
-  std::ifstream f(dir_ / "out" / "results.json");
-  const nlohmann::json r = nlohmann::json::parse(f, nullptr, false);
-  std::ifstream e(dir_ / "err.txt");
-  std::stringstream err;
-  err << e.rdbuf();
+  auto results = [&](const std::string& out, const char* file = "results.json") {
+    std::ifstream f(dir_ / out / file);
+    return nlohmann::json::parse(f, nullptr, false);
+  };
+  auto err = [&](const std::string& out) {
+    std::ifstream e(dir_ / (out + ".err"));
+    std::stringstream text;
+    text << e.rdbuf();
+    return text.str();
+  };
+  const nlohmann::json q = results("quota");
+  ASSERT_TRUE(q.is_object()) << "exit " << quota_rc << ": " << err("quota");
+  const std::string sandbox = results("quota", "grade-result.json").value("sandbox", "");
+  if (sandbox.find("tmpfs quotas of their own") != std::string::npos)
+    EXPECT_EQ(q.value("score", -1.0), 10.0) << q.dump().substr(0, 2000);
+  else
+    EXPECT_EQ(q["extra_data"].value("state", ""), "internal error") << q.dump().substr(0, 2000);
+  const nlohmann::json r = results("none");
   if (r.is_object()) {
-    const std::string state = r["extra_data"].value("state", "");
-    EXPECT_EQ(state, "internal error") << r.dump().substr(0, 2000);
+    EXPECT_EQ(r["extra_data"].value("state", ""), "internal error") << r.dump().substr(0, 2000);
     EXPECT_NE(r.dump().find("ran out of resources"), std::string::npos) << r.dump().substr(0, 2000);
   } else {
-    EXPECT_EQ(WEXITSTATUS(rc), 3) << "no results.json and not an internal error: " << err.str();
+    EXPECT_EQ(WEXITSTATUS(none_rc), 3) << "no results.json and not an internal error: " << err("none");
   }
 }
 

@@ -61,4 +61,8 @@ TEST(Limits, TheMachineRunningOutIsNoCompileError) {
   EXPECT_EQ(sg::grader_resource_failure("/usr/bin/ld: final link failed: Disk quota exceeded\n"), "Disk quota exceeded");
   EXPECT_EQ(sg::grader_resource_failure("x\nfatal error: kernel.cu: Too many open files\n"), "Too many open files");
   EXPECT_EQ(sg::grader_resource_failure("kernel.cu:1:2: error: #error No space left on device\n"), "");
+  // A compiler the grader could not start for its own descriptor limit (dup2 says EINVAL).
+  EXPECT_EQ(sg::grader_resource_failure("could not start /usr/bin/g++: cannot start /usr/bin/g++: setting up fds 0-4 "
+                                        "(dup2): Invalid argument\n"),
+            "out of descriptors");
 }

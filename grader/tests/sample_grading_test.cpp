@@ -145,6 +145,10 @@ void check_expectations(const Sample& s, const std::string& backend) {
   // An attack that only the sandbox and a user per grading keep from the test itself.
   if (e["unsafe_unsandboxed"] && (::geteuid() != 0 || !sg::probe_sandbox().available()))
     GTEST_SKIP() << s.name << " needs the sandbox and root here: " << e["unsafe_unsandboxed"].as<std::string>();
+  // An attack on the disk that only a grading's own tmpfs quotas keep from the test machine.
+  if (e["needs_disk_quota"] && (::geteuid() != 0 || std::system("unshare -m true >/dev/null 2>&1") != 0))
+    GTEST_SKIP() << s.name << " needs the grader to mount its quotas (root): "
+                 << e["needs_disk_quota"].as<std::string>();
   if (!fs::exists(s.submission))
     GTEST_SKIP() << s.name << ": " << s.submission.string() << " is not materialised (run grader/tools/real_corpus.sh)";
   json r;

@@ -996,7 +996,8 @@ TEST(SampleCorpus, ExpectFilesAreWellFormed) {
   const std::set<std::string> keys = {"about", "source", "state", "must_fail", "must_pass", "gpu_score_fraction",
                                       "cpu_not_graded", "mentions", "cpu_mentions", "first_hint", "first_hint_id",
                                       "first_hint_or", "bug", "known_unfair", "cpu_known_unfair", "hint_known_unfair",
-                                      "cpu_hint_known_unfair", "gpu_hint_known_unfair", "upstream", "cpu_stricter", "unsafe_unsandboxed"};
+                                      "cpu_hint_known_unfair", "gpu_hint_known_unfair", "upstream", "cpu_stricter", "unsafe_unsandboxed",
+                                      "needs_disk_quota"};
   for (const auto& s : samples) {
     SCOPED_TRACE(s.name);
     const YAML::Node& e = s.expect;

@@ -96,6 +96,10 @@ int main(int argc, char** argv) {
   }
   ::signal(SIGPIPE, SIG_IGN);  // a runner that dies mid-write must not kill the judge
   sg::become_subreaper();
+  // Before any thread starts (a mount namespace is per thread): where it may,
+  // this process mounts its grading's disk quotas where no one else sees them.
+  const char* no_quota = std::getenv("SG_NO_DISK_QUOTA");
+  const sg::PrivateMounts mounts = sg::enter_private_mounts(no_quota ? no_quota : "");
   try {
     sg::GraderPaths paths = sg::GraderPaths::discover();
     if (cli.suite.empty()) cli.suite = paths.source_root + "/testcases/default.yaml";
@@ -113,6 +117,7 @@ int main(int argc, char** argv) {
     opts.keep_work = cli.keep_work;
     opts.gpu_lock = cli.gpu_lock;
     opts.device_arch = cli.device_arch;
+    opts.mounts = mounts;
     if (!cli.quiet) {
       // Seconds since the start on each line: a batch's grade.log then shows where the time went.
       const auto t0 = std::chrono::steady_clock::now();

@@ -12,6 +12,7 @@
 
 #include "compare/freivalds.h"
 #include "proto/seeded_digest.h"
+#include "services/limits.h"
 
 namespace sg {
 namespace {
@@ -33,6 +34,9 @@ std::string read_output_file(const std::string& dir, std::uint64_t seed, int m, 
   // of exactly the output's size is read (a FIFO would block, a device or a
   // huge file would never end).
   const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  // The judge out of descriptors or memory: the machine's failure, not a wrong output.
+  if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM))
+    throw MachineFailure("the judge could not open a timed output file: " + std::string(std::strerror(errno)));
   if (fd < 0) return "its output file " + name + " could not be opened (" + std::strerror(errno) + ")";
   const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(m) * n;
   struct stat st {};

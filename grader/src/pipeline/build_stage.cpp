@@ -34,22 +34,32 @@ bool build_stage(Grading& g) {
 
   g.log(std::string("building (") + to_string(r.backend.value()) + ")");
   g.build = g.backend->build(kernel, g.work);
-  // The machine ran out (disk, descriptors) while building: no compile error
-  // of the student's. Built again once; a second time it is an internal error.
-  // (A full disk may leave no room for the compiler's own message.)
-  auto ran_out = [&g] {
+  // A build that failed for no error in the source: the machine ran out
+  // (disk, descriptors), never the student's compile error; built again
+  // once, a second time it is an internal error. (A full disk may leave no
+  // room for the compiler's own message.) Unless the work folder's own quota
+  // is full: then the submission made its compilers write that much (a huge
+  // initialised table, say), a compile error of its own.
+  std::string quota;
+  auto machine_ran_out = [&g, &quota] {
     if (g.build.ok) return std::string();
+    quota = over_quota(g.work.place(""));
+    if (!quota.empty()) return std::string();
     const std::string said = grader_resource_failure(g.build.log);
     return said.empty() ? g.work.out_of_space() : said;
   };
-  if (const std::string out_of = ran_out(); !out_of.empty()) {
+  if (const std::string out_of = machine_ran_out(); !out_of.empty()) {
     g.log("the build ran out of the machine's resources (" + out_of + "): building again once");
     g.build = g.backend->build(kernel, g.work);
-    if (const std::string again = ran_out(); !again.empty()) {
+    if (const std::string again = machine_ran_out(); !again.empty()) {
       g.build.state = GradeState::InternalError;
       g.build.why = "internal error: the grading machine ran out of resources while building (" + again +
                     "), twice; this is not an error in the submission: grade it again";
     }
+  }
+  if (!quota.empty()) {
+    g.build.state = GradeState::CompileError;
+    g.build.why = "the build wrote more than " + quota + ": make the kernel's source and its tables smaller";
   }
   r.device = g.backend->device();
   r.build_log = g.build.log;

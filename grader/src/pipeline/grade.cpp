@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <iterator>
+#include <new>
 
 #include "pipeline/stages.h"
+#include "services/limits.h"
 
 namespace sg {
 namespace {
@@ -22,22 +24,55 @@ constexpr Stage kRunOrder[] = {
     {"performance", timing_stage},
 };
 
+// One grading. The machine's own resource failure (MachineFailure, or the
+// judge out of memory) is thrown on, unless this is the `last` try: then the
+// result records it as an internal error, every test not run.
+GradeResult grade_once(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths, bool last) {
+  Grading g(suite, opts, paths);
+  std::string failure;
+  try {
+    auto phase_start = g.started;
+    for (const Stage& stage : kRunOrder) {
+      if (!stage.run(g)) {
+        g.r.execution_time = seconds_since(g.started);
+        return g.r;
+      }
+      g.r.phase_seconds.emplace_back(stage.phase, seconds_since(phase_start));
+      phase_start = std::chrono::steady_clock::now();
+    }
+    finish_stage(g);
+  } catch (const MachineFailure& e) {
+    if (!last) throw;
+    failure = e.what();
+    g.log("the grading machine ran out of resources again (" + failure + (e.detail.empty() ? "" : ": " + e.detail) +
+          ")");
+  } catch (const std::bad_alloc&) {
+    if (!last) throw;
+    failure = "the judge ran out of memory";
+  }
+  if (!failure.empty())
+    g.fail_all(GradeState::InternalError, "internal error: the grading machine ran out of resources (" + failure +
+                                              "), twice; this is not an error in the submission: grade it again");
+  g.r.execution_time = seconds_since(g.started);
+  return g.r;
+}
+
 }  // namespace
 
 GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths) {
-  Grading g(suite, opts, paths);
-  auto phase_start = g.started;
-  for (const Stage& stage : kRunOrder) {
-    if (!stage.run(g)) {
-      g.r.execution_time = seconds_since(g.started);
-      return g.r;
-    }
-    g.r.phase_seconds.emplace_back(stage.phase, seconds_since(phase_start));
-    phase_start = std::chrono::steady_clock::now();
+  // Graded again once, from the start, in a fresh work folder: the failure
+  // may have been passing (another process's burst), and a grading cut short
+  // has no trustworthy score.
+  try {
+    return grade_once(suite, opts, paths, false);
+  } catch (const MachineFailure& e) {
+    if (opts.log)
+      opts.log(std::string("the grading machine ran out of resources (") + e.what() +
+               (e.detail.empty() ? "" : ": " + e.detail) + "): grading again once");
+  } catch (const std::bad_alloc&) {
+    if (opts.log) opts.log("the judge ran out of memory: grading again once");
   }
-  finish_stage(g);
-  g.r.execution_time = seconds_since(g.started);
-  return g.r;
+  return grade_once(suite, opts, paths, true);
 }
 
 }  // namespace sg

@@ -10,6 +10,7 @@
 
 #include "model/result.h"
 #include "model/suite.h"
+#include "process/mount_namespace.h"
 #include "services/grader_paths.h"
 
 namespace sg {
@@ -27,10 +28,15 @@ struct GradeOptions {
   // then starts while this process's CUDA start-up runs beside it.
   std::string device_arch;
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
+  // Whether this process may mount the grading's disk quotas (process/mount_namespace.h).
+  PrivateMounts mounts;
 };
 
 // Throws UsageError (services/submission.h) when the submission does not exist or
-// the backend cannot be used, std::runtime_error for internal errors.
+// the backend cannot be used, std::runtime_error for internal errors. The
+// machine's own resource failure (MachineFailure, services/limits.h; or the
+// judge out of memory) grades once more; a second is recorded as an internal
+// error that names it.
 GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths);
 
 }  // namespace sg

@@ -41,7 +41,10 @@ constexpr std::size_t kStudentOutputCap = 64 << 10;
 
 struct Grading {
   Grading(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths)
-      : suite(suite), opts(opts), paths(paths), work(opts.work_root, opts.keep_work, paths.sandbox.identity.run_as) {}
+      : suite(suite),
+        opts(opts),
+        paths(paths),
+        work(opts.work_root, opts.keep_work, paths.sandbox.identity.run_as, opts.mounts) {}
 
   const Suite& suite;
   const GradeOptions& opts;

@@ -3,6 +3,7 @@
 #include "backends/registry.h"
 #include "model/plan.h"
 #include "pipeline/stages.h"
+#include "services/limits.h"
 
 namespace fs = std::filesystem;
 
@@ -27,11 +28,14 @@ bool setup_stage(Grading& g) {
   g.backend = make_backend(g.opts.backend, setup);  // throws UsageError
   r.backend = g.backend->kind();
   r.device = g.backend->device();
-  r.sandbox = g.paths.sandbox.describe();
   if (!g.work.note().empty()) g.log(g.work.note());
   const Shown shown = g.opts.public_only ? Shown::PublicOnly : Shown::All;
   r.tests = plan_tests(g.suite, shown, g.backend->why_not_timed());
   r.untimed = untimed_points(g.suite, shown, g.backend->why_not_timed());
+  // Before anything is written: what this grading may write, sized for
+  // the cases the backend times (services/limits.h).
+  g.work.give_quotas(grading_quotas(g.suite, g.backend->why_not_timed().empty()));
+  r.sandbox = g.paths.sandbox.describe() + "; " + g.work.quota_note();
   return true;
 }
 

@@ -104,6 +104,13 @@ class Child {
   ExitInfo exit_;
 };
 
+// "" or the words of the machine's own resource failure in a Child::spawn
+// error (strerror of the grader's own calls): out of memory, descriptors or
+// disk, or, for the grader's fork and clone, processes. A step of the child
+// as its grading's uid (a setresuid refused because that uid has too many
+// processes) does not count: that is the submission's doing.
+std::string machine_resource_error(const std::string& spawn_error);
+
 // Make this process a child subreaper so orphans of the runner are reparented
 // here and can be found and killed. Call once at start-up of the judge.
 void become_subreaper();

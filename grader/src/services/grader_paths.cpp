@@ -2,10 +2,12 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "process/job_identity.h"
+#include "process/process.h"
 #include "process/program_path.h"
 
 namespace fs = std::filesystem;
@@ -35,6 +37,11 @@ GraderPaths GraderPaths::discover() {
   p.cpu_library = p.home + "/cpu/libcudacpu.a";
   p.cpu_runner_object = p.home + "/cpu/cpu_runner.o";
   p.sandbox = probe_sandbox(acquire_job_identity());
+  // A probe the grader could not start for its own lack of resources says
+  // nothing of the machine's sandbox: an internal error, not a grading
+  // without the sandbox.
+  if (!p.sandbox.available() && !machine_resource_error(p.sandbox.why_not).empty())
+    throw std::runtime_error("the sandbox could not be probed: " + p.sandbox.why_not);
   return p;
 }
 

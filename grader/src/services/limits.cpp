@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "process/process.h"
+
 namespace sg {
 namespace {
 // The CPU backend's rate for a case's limit, below what a naive kernel does on the CPU layer
@@ -46,8 +48,40 @@ std::string grader_resource_failure(const std::string& build_log) {
     if (line.find("#error") != std::string::npos || line.find("#warning") != std::string::npos) continue;
     for (const char* words : {"No space left on device", "Disk quota exceeded", "Too many open files"})
       if (line.find(words) != std::string::npos) return words;
+    // A compiler the grader could not start for its own descriptor limit.
+    if (line.find("setting up fds 0-4 (dup2): ") != std::string::npos) return "out of descriptors";
   }
   return "";
+}
+
+void throw_if_machine_failure(const std::string& what, const std::string& spawn_error) {
+  if (const std::string words = machine_resource_error(spawn_error); !words.empty())
+    throw MachineFailure(what + " could not be started: " + words, spawn_error);
+}
+
+void throw_if_disk_full(const QuotaPlace& place, const std::string& what) {
+  if (!place.quota.set() || place.mounted) return;
+  if (const std::string full = file_system_full(place.dir); !full.empty())
+    throw MachineFailure(what + " while the disk under its " + place.name + " was full (" + full + ")");
+}
+
+GradingQuotas grading_quotas(const Suite& s, bool timed) {
+  long long held = 0, largest_take = 0, largest_output = 0, outputs = 0;
+  if (timed)
+    for (const Case& c : s.cases) {
+      if (!c.has_performance) continue;
+      const long long output = static_cast<long long>(sizeof(float)) * c.m * c.n;
+      const long long take = output * std::max(1, c.performance.samples);
+      held += take;
+      largest_take = std::max(largest_take, take);
+      largest_output = std::max(largest_output, output);
+      outputs += 2 * std::max(1, c.performance.samples);
+    }
+  GradingQuotas q;
+  q.work = {kWorkQuotaBytes, kQuotaFiles};
+  q.scratch = {kScratchMarginBytes + held + largest_take, kQuotaFiles + outputs};
+  q.baseline_scratch = {kScratchMarginBytes + largest_output, kQuotaFiles};
+  return q;
 }
 
 }  // namespace sg

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "services/elapsed.h"
+#include "services/limits.h"
 
 namespace sg {
 namespace {
@@ -214,12 +215,62 @@ CaseOutcome RunnerSession::seeded_output(int m, int k, int n, double timeout_s, 
 CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
                                     const std::vector<const std::vector<float>*>& payload, bool expect_c,
                                     double timeout_s) {
+  CaseOutcome out = exchange_once(request, payload, expect_c, timeout_s);
+  const QuotaPlace& scratch = cfg_.scratch_quota;
+  if (const std::string quota = over_quota(scratch); !quota.empty()) {
+    // Its own quota: the request fails, whatever the runner answered (its
+    // writes failed from then on); once it has ended its files go, so that
+    // the next runner starts within the quota.
+    const std::string over = "the submission wrote more than " + quota + ": a submission may not write files";
+    if (child_) out = fail_and_reset(CaseOutcome::Kind::DiskQuota, over);
+    out.kind = CaseOutcome::Kind::DiskQuota;
+    out.cause = over;
+    empty_folder(scratch.dir);
+    return out;
+  }
+  // A runner that failed beside a full disk it has no quota of its own on
+  // may have failed for the disk: the machine's failure, not the student's.
+  if (out.kind != CaseOutcome::Kind::Ok) {
+    throw_if_disk_full(scratch, "the runner failed");
+    throw_if_disk_full(cfg_.work_quota, "the runner failed");
+  }
+  return out;
+}
+
+std::string check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& runs, const std::string& tool) {
+  bool all_ok = true;
+  for (const ToolRun& run : runs) {
+    if (!run.started) throw_if_machine_failure(tool, run.start_error);
+    all_ok = all_ok && run.ok();
+  }
+  if (const std::string quota = over_quota(rc.scratch_quota); !quota.empty()) {
+    empty_folder(rc.scratch_quota.dir);  // every process of the tool has ended
+    return "the submission wrote more than " + quota + ": a submission may not write files";
+  }
+  if (!all_ok) {
+    throw_if_disk_full(rc.scratch_quota, tool + " failed");
+    throw_if_disk_full(rc.work_quota, tool + " failed");  // its output, where the judge reads it
+  }
+  return "";
+}
+
+CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
+                                         const std::vector<const std::vector<float>*>& payload, bool expect_c,
+                                         double timeout_s) {
   const auto t0 = Clock::now();
   std::string error;
   if (!ensure_started(error)) {
     CaseOutcome out;
     out.kind = CaseOutcome::Kind::StartFailed;
     out.cause = "could not start the runner: " + error;
+    // Out of memory, descriptors or disk on the grader's side: the
+    // machine's failure, unless the submission's output filled its work folder.
+    if (const std::string quota = over_quota(cfg_.work_quota); !quota.empty()) {
+      out.kind = CaseOutcome::Kind::DiskQuota;
+      out.cause = "the runner could not be started: the submission's output and files took more than " + quota;
+      return out;
+    }
+    throw_if_machine_failure("the runner", error);
     return out;
   }
   if (partition_pending_) {

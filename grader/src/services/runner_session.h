@@ -10,6 +10,8 @@
 
 #include "proto/protocol.h"
 #include "process/process.h"
+#include "process/tool_run.h"
+#include "services/disk_quota.h"
 
 namespace sg {
 
@@ -37,6 +39,11 @@ struct RunnerConfig {
   double progress_budget_s = 0;
   Limits limits;
   Sandbox sandbox;  // the runner's sandbox (profile Run); bwrap "" where unavailable
+  // The grading's quotas (services/disk_quota.h): the scratch folder's,
+  // checked after every request, and the work folder's (the runners'
+  // captured output), which says whose a failed start is. Unset: unchecked.
+  QuotaPlace scratch_quota;
+  QuotaPlace work_quota;
 };
 
 // Seconds a reply that began within its case's limit may take to arrive in
@@ -44,7 +51,10 @@ struct RunnerConfig {
 inline constexpr double kReplyTransferS = 10;
 
 struct CaseOutcome {
-  enum class Kind { Ok, TimedOut, Crashed, CudaError, LaunchError, OutOfMemory, ProtocolError, StartFailed };
+  // DiskQuota: the submission filled a folder's quota (cause says which); the runner was ended.
+  enum class Kind {
+    Ok, TimedOut, Crashed, CudaError, LaunchError, OutOfMemory, ProtocolError, StartFailed, DiskQuota
+  };
   Kind kind = Kind::Ok;
   std::string cause;        // for people: what happened, when not Ok
   proto::Reply reply;       // valid when Ok
@@ -81,6 +91,12 @@ class RunnerSession {
   // dies) is ended without counting as a failure: the next request starts
   // another. True when it answered.
   bool ready(double timeout_s);
+  // Every request below: a scratch folder found past its quota afterwards
+  // ends the runner and fails the request (Kind::DiskQuota), and the folder
+  // is emptied for the next runner. Throws MachineFailure (services/limits.h)
+  // when the runner cannot start for the grader's own lack of memory,
+  // descriptors or disk, or fails while a folder of its grading with no
+  // quota of its own sits on a full disk: those are never the submission's.
   // One checked launch (proto RunCase).
   CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
                   const CaseSchedule& schedule = {});
@@ -112,6 +128,9 @@ class RunnerSession {
   // Sends q and its payload (A then B, or nothing), reads the reply.
   CaseOutcome exchange(const proto::RunCaseRequest& q, const std::vector<const std::vector<float>*>& payload,
                        bool expect_c, double timeout_s);
+  // exchange without the checks of the folders afterwards.
+  CaseOutcome exchange_once(const proto::RunCaseRequest& q, const std::vector<const std::vector<float>*>& payload,
+                            bool expect_c, double timeout_s);
   CaseOutcome fail_and_reset(CaseOutcome::Kind kind, const std::string& cause);
   std::optional<Child> spawn_runner(std::string& log_file, std::string& error);
   void drop_spare();
@@ -133,5 +152,13 @@ class RunnerSession {
   std::vector<std::string> logs_;
   double extension_left_s_;  // of cfg_.progress_budget_s
 };
+
+// After a tool (compute-sanitizer, ncu) ran the submission's runner with
+// `rc`'s folders: "" or, when the scratch folder is past its quota, the
+// sentence a student reads (the folder then emptied, as after a request).
+// Throws MachineFailure when a tool could not start for the grader's own lack
+// of resources, or one failed while a folder with no quota of its own sat on
+// a full disk (its output could not be written).
+std::string check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& runs, const std::string& tool);
 
 }  // namespace sg

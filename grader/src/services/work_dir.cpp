@@ -1,13 +1,13 @@
 #include "services/work_dir.h"
 
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -31,7 +31,8 @@ bool others_can_reach(const std::string& folder) {
 
 }  // namespace
 
-WorkDir::WorkDir(const std::string& root, bool keep, RunAs owner) : keep_(keep) {
+WorkDir::WorkDir(const std::string& root, bool keep, RunAs owner, PrivateMounts mounts)
+    : keep_(keep), owner_(owner), mounts_(std::move(mounts)) {
   std::string base = root;
   if (base.empty()) base = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
   if (::geteuid() == 0 && base != "/tmp" && !others_can_reach(base)) {
@@ -41,41 +42,82 @@ WorkDir::WorkDir(const std::string& root, bool keep, RunAs owner) : keep_(keep) 
   std::string tmpl = base + "/sgemm-grade-XXXXXX";
   if (!::mkdtemp(tmpl.data())) throw std::runtime_error("cannot create a work folder under " + base);
   path_ = tmpl;
-  for (const char* s : {"build", "logs", "scratch", "baseline-scratch"}) fs::create_directories(path_ + "/" + s);
-  ::chmod((path_ + "/logs").c_str(), 0700);
-  if (::geteuid() == 0 && owner.set()) {
+  make_folders(false);
+}
+
+// The folder's owner and mode as the class comment says; `mode` is for a
+// grading without a uid of its own.
+void WorkDir::give_to_owner(const std::string& dir, unsigned mode) {
+  if (::geteuid() == 0 && owner_.set()) {
     // The grading's own group: its folders are root's and its alone. Root
     // stays the owner because the judge's sandboxed compilers run as root in
     // a user namespace, where root has no power over other users' folders.
-    for (const char* s : {"", "/build", "/scratch", "/baseline-scratch"}) {
-      const std::string dir = path_ + s;
-      if (::chown(dir.c_str(), 0, owner.gid) != 0 || ::chmod(dir.c_str(), 0770) != 0) {
-        std::error_code ec;
-        fs::remove_all(path_, ec);  // no destructor runs for a constructor that throws
-        throw std::runtime_error("cannot give the work folder " + dir + " to group " + std::to_string(owner.gid));
-      }
+    if (::chown(dir.c_str(), 0, owner_.gid) == 0 && ::chmod(dir.c_str(), 0770) == 0) return;
+    std::error_code ec;
+    if (mounted_) unmount_quota(path_);
+    fs::remove_all(path_, ec);  // a constructor that throws runs no destructor
+    throw std::runtime_error("cannot give the work folder " + dir + " to group " + std::to_string(owner_.gid));
+  }
+  ::chmod(dir.c_str(), mode);
+}
+
+void WorkDir::make_folders(bool inside_quota) {
+  for (const char* s : {"build", "logs", "scratch", "baseline-scratch"}) fs::create_directories(path_ + "/" + s);
+  ::chmod((path_ + "/logs").c_str(), 0700);
+  give_to_owner(path_, 0711);  // the unprivileged runner may enter, not list
+  give_to_owner(path_ + "/build", 0755);
+  // The runners' only writable places; given to the runner user when privileges are dropped.
+  for (const char* s : {"scratch", "baseline-scratch"}) {
+    const std::string dir = path_ + "/" + s;
+    if (inside_quota) {
+      std::string error;
+      const DiskQuota& q = std::string(s) == "scratch" ? quotas_.scratch : quotas_.baseline_scratch;
+      if (!mount_quota(dir, q.bytes, q.files, error)) throw MachineFailure("a quota could not be mounted", error);
     }
+    give_to_owner(dir, 0777);
+  }
+}
+
+void WorkDir::give_quotas(const GradingQuotas& q) {
+  quotas_ = q;
+  if (!mounts_.ok || keep_) return;
+  std::string error;
+  if (!mount_quota(path_, q.work.bytes, q.work.files, error)) {
+    mounts_ = {false, error};
     return;
   }
-  ::chmod(path_.c_str(), 0711);  // the unprivileged runner may enter, not list
-  ::chmod((path_ + "/build").c_str(), 0755);
-  // The runners' only writable places; given to the runner user when privileges are dropped.
-  ::chmod((path_ + "/scratch").c_str(), 0777);
-  ::chmod((path_ + "/baseline-scratch").c_str(), 0777);
+  // The host's folders stay underneath, empty, until the destructor.
+  mounted_ = true;
+  make_folders(true);
+}
+
+QuotaPlace WorkDir::place(const std::string& sub) const {
+  QuotaPlace p;
+  p.dir = sub.empty() ? path_ : path_ + "/" + sub;
+  p.name = sub.empty() ? "work folder" : sub + " folder";
+  p.quota = sub.empty() ? quotas_.work : sub == "scratch" ? quotas_.scratch : quotas_.baseline_scratch;
+  p.mounted = mounted_;
+  p.walk = !mounted_ && sub == "scratch";  // the one place student code writes, sandbox or not
+  return p;
+}
+
+std::string WorkDir::quota_note() const {
+  auto mib = [](long long b) { return std::to_string(b >> 20) + " MiB"; };
+  if (mounted_)
+    return "writable folders: tmpfs quotas of their own (work " + mib(quotas_.work.bytes) + ", scratch " +
+           mib(quotas_.scratch.bytes) + ")";
+  const std::string why = keep_ ? "the work folder is kept (--keep-work)" : mounts_.why_not;
+  return "writable folders: no quota of their own (" + why + "); the scratch folder is measured after each request";
 }
 
 std::string WorkDir::out_of_space() const {
-  struct statvfs fs {};
-  if (::statvfs(path_.c_str(), &fs) != 0) return "";
-  const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
-  if (fs.f_files > 0 && fs.f_favail == 0) return "no inode free in the work folder's file system";
-  if (free_bytes < (1ull << 20))
-    return "No space left on device (" + std::to_string(free_bytes / 1024) + " KiB free in the work folder's file system)";
-  return "";
+  const std::string full = mounted_ ? "" : file_system_full(path_);
+  return full.empty() ? "" : full + " in the work folder's file system";
 }
 
 WorkDir::~WorkDir() {
   if (keep_) return;
+  if (mounted_) unmount_quota(path_);  // the tmpfs and those inside it, with every file
   std::error_code ec;
   fs::remove_all(path_, ec);
 }

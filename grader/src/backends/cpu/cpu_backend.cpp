@@ -73,6 +73,8 @@ class CpuBackend final : public Backend {
     rc.progress_limit_factor = kSlowGridLimitFactor;
     rc.progress_budget_s = kSlowGridBudgetS;
     rc.sandbox = runner_sandbox(paths_.sandbox, runner, rc.scratch_dir);
+    rc.scratch_quota = work.place(scratch);
+    rc.work_quota = work.place("");
     return rc;
   }
 

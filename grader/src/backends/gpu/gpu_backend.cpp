@@ -96,6 +96,8 @@ class GpuBackend final : public Backend {
     rc.pid_namespace = false;
     rc.partition_sms_after_failure = kPartitionSmsAfterFailure;
     rc.sandbox = runner_sandbox(paths_.sandbox, runner, rc.scratch_dir);
+    rc.scratch_quota = work.place(scratch);
+    rc.work_quota = work.place("");
     return rc;
   }
 
@@ -330,6 +332,11 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     again += tools[i] + " hung while other gradings shared the GPU, so it ran again with the GPU to itself\n";
   }
   t.seconds = seconds_since(t0);
+  if (const std::string over = check_tool_runs(*ctx.runner_config, runs, "compute-sanitizer"); !over.empty()) {
+    t.status = Status::Failed;
+    t.verdict = over;
+    return;
+  }
   char cost[96];
   std::snprintf(cost, sizeof cost, "%.1f s", t.seconds);
   std::string shapes_text;
@@ -474,7 +481,8 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt + pause_source() % 1500));
   }
-  return ncu_reuse_outcome(c, run, admin_only, kNcuQuietS, seconds_since(t0));
+  const std::string over = check_tool_runs(*ctx.runner_config, {run}, "ncu");
+  return ncu_reuse_outcome(c, run, over, admin_only, kNcuQuietS, seconds_since(t0));
 }
 
 }  // namespace

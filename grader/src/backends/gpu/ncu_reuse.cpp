@@ -191,8 +191,8 @@ std::string ncu_errors(const std::string& output) {
 }
 
 
-ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, std::optional<bool> admin_only, double quiet_s,
-                                   double seconds) {
+ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, const std::string& over,
+                                   std::optional<bool> admin_only, double quiet_s, double seconds) {
   ReuseMeasurement r;
   r.source = ReuseSource::Ncu;
   r.naive_loads = naive_global_loads(c.m, c.n, c.k);
@@ -208,14 +208,15 @@ ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, std::opti
     r.why = "ncu could not start: " + run.start_error;
     return r;
   }
-  if (!run.exit.exited || run.exit.code != 0 || run.answered != 1) {
+  if (!run.exit.exited || run.exit.code != 0 || run.answered != 1 || !over.empty()) {
     // The kernel failed at this shape (its correctness cases say how): its
     // loads cannot be counted, so the static check stands in, as without ncu.
     // (A submission could fail here on purpose to get the static check: said in README's threat model.)
     r.outcome = ReuseMeasurement::Outcome::Unavailable;
     r.why = "the kernel did not complete under ncu at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
             std::to_string(c.n) + " (" +
-            (run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(quiet_s)) +
+            (!over.empty()     ? over
+             : run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(quiet_s)) +
                                    " s: it hung before it"
              : run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(quiet_s)) +
                                     " s once it had the profiler: the kernel hung"

@@ -49,8 +49,9 @@ std::string ncu_errors(const std::string& output);
 
 struct ToolRun;
 // What ncu's run at check c's shape measured: the count, or why there is none
-// (a kernel that did not complete there leaves the static check to stand in).
-ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, std::optional<bool> admin_only, double quiet_s,
-                                   double seconds);
+// (a kernel that did not complete there, or overran its scratch quota (`over`,
+// services/disk_quota.h), leaves the static check to stand in).
+ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, const std::string& over,
+                                   std::optional<bool> admin_only, double quiet_s, double seconds);
 
 }  // namespace sg
