@@ -4,6 +4,7 @@
 #include <cstring>
 #include <optional>
 
+#include "backends/load_count.h"
 #include "compare/tolerance.h"
 #include "words/case_report.h"
 
@@ -37,13 +38,26 @@ bool counts_this_case(const Grading& g, const Case& c) {
 }
 
 // The checked launch with the device held to itself and its load counter
-// open around it (the whole device is counted: nothing else may run).
+// open around it, twice (backends/load_count.h): the whole device is counted,
+// so the counts stand only where both agree. The first launch's outcome is the case's.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
-  std::unique_ptr<LoadWindow> window = g.backend->open_load_window(run.counter_failed);
-  run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
-  if (window) run.loads = window->close(run.counter_failed);
+  bool first = true;
+  run.loads = count_launch_twice([&g](std::string& why) { return g.backend->open_load_window(why); },
+                                 [&] {
+                                   CaseOutcome out =
+                                       g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+                                   const bool ok = out.kind == CaseOutcome::Kind::Ok;
+                                   if (first) run.out = std::move(out);
+                                   first = false;
+                                   return ok;
+                                 },
+                                 run.counter_failed);
+  // A second launch that failed after a first that did not leaves no count,
+  // and says so (the case's verdict is the first launch's).
+  if (!run.loads && run.counter_failed.empty() && run.out.kind == CaseOutcome::Kind::Ok)
+    run.counter_failed = "the launch, made again to be counted a second time, did not complete";
 }
 
 CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) {

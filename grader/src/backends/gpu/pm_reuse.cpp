@@ -1,11 +1,15 @@
 #include "backends/gpu/pm_reuse.h"
 
 #include <chrono>
+#include <thread>
 
 #include "backends/gpu/pm_loads.h"
+#include "backends/load_count.h"
 
 namespace sg {
 namespace {
+
+constexpr std::chrono::milliseconds kQuietWindow{5};
 
 // PM sampling's window: the counter is enabled for the one launch only
 // (while enabled it keeps every other profiler, ncu included, off the device).
@@ -27,6 +31,17 @@ class PmWindow : public LoadWindow {
 std::unique_ptr<LoadWindow> open_pm_window(std::string& why, const std::function<void(const std::string&)>& log) {
   std::unique_ptr<PmLoadCounter> counter = PmLoadCounter::open(why);
   if (!counter || !counter->start(why)) return nullptr;
+  // The device must be quiet before the launch: loads in an empty window come
+  // from work outside the grading's hold, and would be counted as its own.
+  std::this_thread::sleep_for(kQuietWindow);
+  const std::optional<double> before = counter->stop(why);
+  if (!before) return nullptr;
+  if (*before > 0) {
+    why = "the device was not quiet before the launch (" + std::to_string(static_cast<long long>(*before)) +
+          " loads of other work in " + std::to_string(kQuietWindow.count()) + " ms)";
+    return nullptr;
+  }
+  if (!counter->start(why)) return nullptr;
   if (log) log("load counter opened in " + std::to_string(counter->setup_seconds()) + " s");
   return std::make_unique<PmWindow>(std::move(counter));
 }
@@ -35,8 +50,9 @@ std::unique_ptr<LoadWindow> open_pm_window(std::string& why, const std::function
 // checked launch (pipeline/case_run.cpp), as the CPU backend counts that
 // case; without such a case, one checked launch of its own through the
 // student's runner, made as a case is. The window holds only the runner's own
-// work: its copies and the shared-memory zeroing issue no global loads, and
-// anything else the submission runs meanwhile only adds to its count.
+// work: its copies and the shared-memory zeroing issue no global loads. Each
+// launch is counted twice and the device must be quiet before each window
+// (open_pm_window): work of other processes never passes for the student's.
 std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const SanitizerContext& ctx, const PmReuseRun& run,
                                                     std::string& why) {
   ReuseMeasurement r;
@@ -55,14 +71,22 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
               std::to_string(c.n) + " (the GPU's counters)");
     const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
     CaseOutcome out;
+    bool first = true;
     std::optional<double> loads;
     {
       const std::unique_ptr<DeviceHold> hold = run.exclusive_hold();
-      std::unique_ptr<LoadWindow> window = run.open_window(why);
-      if (!window) return std::nullopt;
-      out = ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s);
-      loads = window->close(why);
+      loads = count_launch_twice(run.open_window,
+                                 [&] {
+                                   CaseOutcome o = ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s);
+                                   const bool ok = o.kind == CaseOutcome::Kind::Ok;
+                                   if (first) out = std::move(o);
+                                   first = false;
+                                   return ok;
+                                 },
+                                 why);
     }
+    if (!loads && why.empty() && out.kind == CaseOutcome::Kind::Ok)
+      why = "the launch, made again to be counted a second time, did not complete";
     counted = CountedCase{c.m, c.k, c.n, out.kind == CaseOutcome::Kind::Ok, out.cause, loads.value_or(0), 0,
                           loads.has_value(), why};
   }
