@@ -66,8 +66,8 @@ TEST_F(GradeCli, EveryCheckKindIsGradedAndARegisterTiledKernelGetsFullMarks) {
     GTEST_SKIP() << "needs nvcc (the symbols check reads an nvcc object)";
   std::string suite = "suite: every_check\ncases:\n  - {name: odd, m: 45, k: 37, n: 29, points: 2}\nchecks:\n";
   std::vector<std::string> kinds;
-  for (int v = 0; v <= static_cast<int>(sg::CheckKind::Last); ++v) {
-    const std::string kind = sg::to_string(static_cast<sg::CheckKind>(v));
+  for (const sg::CheckKindRow& row : sg::kCheckKinds) {
+    const std::string kind = row.word;
     kinds.push_back(kind);
     suite += "  - {name: check_" + kind + ", kind: " + kind + ", points: 3" +
              (kind == "sanitizer" ? ", m: 40, k: 50, n: 36" : "") + "}\n";

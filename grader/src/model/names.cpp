@@ -1,5 +1,6 @@
 // Spellings of the model's enums. The suite YAML uses the same words, so a
 // name printed in a report can be pasted back into a suite file.
+#include "model/check_kinds.h"
 #include "model/result.h"
 #include "model/suite.h"
 
@@ -24,8 +25,14 @@ const char* to_string(Distribution d) {
 }
 
 const char* to_string(CheckKind k) {
-  const int i = static_cast<int>(k);
-  return i >= 0 && i <= static_cast<int>(CheckKind::Last) ? kCheckKindNames[i] : "unknown";
+  const auto i = static_cast<std::size_t>(k);
+  return i < kCheckKindCount ? kCheckKinds[i].word : "unknown";
+}
+
+std::optional<CheckKind> parse_check_kind(std::string_view word) {
+  for (const CheckKindRow& row : kCheckKinds)
+    if (word == row.word) return row.kind;
+  return std::nullopt;
 }
 
 const char* to_string(WithoutGpu w) {

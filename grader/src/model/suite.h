@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "model/check_kinds.h"
+
 namespace sg {
 
 enum class Visibility { Public, Hidden };
@@ -44,21 +46,6 @@ struct Case {
   Performance performance;
   SourceLocation where;       // where the case was defined, for messages
 };
-
-// A new scored check is a value here, its YAML name in kCheckKindNames, and
-// its grading in pipeline/checks.cpp (a switch with no default).
-enum class CheckKind {
-  Symbols,           // only mysgemm/basicSgemm defined, no forbidden references
-  SharedAndBarrier,  // data reuse >= min_reuse, measured (ncu), else shared memory and a barrier in the PTX
-  Sanitizer,         // compute-sanitizer memcheck over the small cases + racecheck on a drawn shape
-  RegisterTiling,    // the structure check's measured reuse beyond one element of C per thread
-  Last = RegisterTiling  // keep equal to the last kind: the suite schema lists kinds up to it
-};
-// The suite YAML's word for each kind, in the enum's order.
-inline constexpr const char* kCheckKindNames[] = {"symbols", "shared_memory_and_barrier", "sanitizer",
-                                                  "register_tiling"};
-static_assert(sizeof(kCheckKindNames) / sizeof(kCheckKindNames[0]) == static_cast<int>(CheckKind::Last) + 1,
-              "every CheckKind needs its name in kCheckKindNames");
 
 struct Check {
   std::string name;
@@ -115,7 +102,6 @@ struct Suite {
 
 const char* to_string(Visibility v);
 const char* to_string(Distribution d);
-const char* to_string(CheckKind k);
 const char* to_string(WithoutGpu w);
 
 }  // namespace sg

@@ -201,26 +201,50 @@ void sanitizer_needs_a_correct_case(const Check& c, const CheckContext& ctx, Tes
   score_by_status(t);
 }
 
+// The scorers, one a kind, each called only at the stages its row lists.
+void score_symbols(const Check&, CheckStage, const CheckContext& ctx, TestResult& t) { symbols_check(ctx, t); }
+
+// Where the backend's count needs the correctness cases' counts, the measurement waits for them.
+void score_structure(const Check& c, CheckStage stage, const CheckContext& ctx, TestResult& t) {
+  if (stage == (ctx.backend->reuse_after_cases() ? CheckStage::AfterCases : CheckStage::AfterBuild))
+    structure_check(c, ctx, t);
+  if (stage == CheckStage::AfterCases) structure_needs_a_correct_case(ctx, t);
+}
+
+void score_sanitizer(const Check& c, CheckStage stage, const CheckContext& ctx, TestResult& t) {
+  if (stage == CheckStage::BeforeCases) ctx.backend->sanitizer(c, ctx.sanitizer, t);
+  if (stage == CheckStage::AfterCases) sanitizer_needs_a_correct_case(c, ctx, t);
+}
+
+void score_register_tiling(const Check&, CheckStage, const CheckContext& ctx, TestResult& t) {
+  register_tiling_check(ctx, t);
+}
+
+struct KindScorer {
+  CheckKind kind;
+  void (*score)(const Check&, CheckStage, const CheckContext&, TestResult&);
+};
+
+// In kCheckKinds' order, so that a kind's value is its scorer's index.
+constexpr KindScorer kScorers[] = {
+    {CheckKind::Symbols, score_symbols},
+    {CheckKind::SharedAndBarrier, score_structure},
+    {CheckKind::Sanitizer, score_sanitizer},
+    {CheckKind::RegisterTiling, score_register_tiling},
+};
+
+constexpr bool scorers_follow_the_table() {
+  if (sizeof(kScorers) / sizeof(kScorers[0]) != kCheckKindCount) return false;
+  for (std::size_t i = 0; i < kCheckKindCount; ++i)
+    if (kScorers[i].kind != kCheckKinds[i].kind) return false;
+  return true;
+}
+static_assert(scorers_follow_the_table(), "kScorers needs one scorer a row of kCheckKinds, in its order");
+
 }  // namespace
 
 void run_check(const Check& c, CheckStage stage, const CheckContext& ctx, TestResult& t) {
-  switch (c.kind) {
-    case CheckKind::Symbols:
-      if (stage == CheckStage::AfterBuild) symbols_check(ctx, t);
-      return;
-    case CheckKind::SharedAndBarrier:
-      if (stage == (ctx.backend->reuse_after_cases() ? CheckStage::AfterCases : CheckStage::AfterBuild))
-        structure_check(c, ctx, t);
-      if (stage == CheckStage::AfterCases) structure_needs_a_correct_case(ctx, t);
-      return;
-    case CheckKind::Sanitizer:
-      if (stage == CheckStage::BeforeCases) ctx.backend->sanitizer(c, ctx.sanitizer, t);
-      if (stage == CheckStage::AfterCases) sanitizer_needs_a_correct_case(c, ctx, t);
-      return;
-    case CheckKind::RegisterTiling:
-      if (stage == CheckStage::AfterChecks) register_tiling_check(ctx, t);
-      return;
-  }
+  if (check_kind_row(c.kind).stages.has(stage)) kScorers[static_cast<std::size_t>(c.kind)].score(c, stage, ctx, t);
 }
 
 }  // namespace sg

@@ -1,9 +1,10 @@
-// The suite's whole-submission checks, graded in one place: one switch over
-// CheckKind with no default (built with -Werror=switch), so that a kind the
-// schema accepts and nobody grades does not compile.
+// The suite's whole-submission checks, graded in one place: one scorer a
+// check kind, called at the stages its row of kCheckKinds (model/check_kinds.h)
+// names, so that a kind the schema accepts and nobody grades does not compile.
 #pragma once
 
 #include "backends/backend.h"
+#include "model/check_kinds.h"
 #include "model/result.h"
 #include "model/suite.h"
 
@@ -11,14 +12,6 @@
 #include <vector>
 
 namespace sg {
-
-// When in the pipeline a check's evidence exists.
-enum class CheckStage {
-  AfterBuild,   // the build and the static checks
-  BeforeCases,  // tools that run the submission on their own (the sanitizer)
-  AfterCases,   // what needs the correctness cases' results
-  AfterChecks   // what reads other checks' results (feedback on their figures)
-};
 
 struct CheckContext {
   Backend* backend = nullptr;
@@ -38,7 +31,7 @@ struct CheckContext {
 };
 
 // Grades the part of check `c` that belongs to `stage` into t (status,
-// verdict, detail, diagnoses, score).
+// verdict, detail, diagnoses, score); nothing at a stage its kind's row leaves out.
 void run_check(const Check& c, CheckStage stage, const CheckContext& ctx, TestResult& t);
 
 }  // namespace sg

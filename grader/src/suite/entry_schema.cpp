@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "model/check_kinds.h"
 #include "suite/suite_schema.h"
 
 namespace sg::suite_yaml {
@@ -21,11 +22,11 @@ const std::vector<std::string>& visibility_words() {
                                                  to_string(Visibility::Hidden)};
   return words;
 }
-// The words in the enum's own order, so that a choice's index is its value.
+// The check table's words in its order, so that a choice's index is its row.
 const std::vector<std::string>& check_kind_words() {
   static const std::vector<std::string> words = [] {
     std::vector<std::string> w;
-    for (int v = 0; v <= static_cast<int>(CheckKind::Last); ++v) w.push_back(to_string(static_cast<CheckKind>(v)));
+    for (const CheckKindRow& row : kCheckKinds) w.push_back(row.word);
     return w;
   }();
   return words;
@@ -160,7 +161,7 @@ Check parse_check(const YAML::Node& node, std::size_t index, const Defaults& def
   c.name = *f.identifier("name");
   c.where = f.where();
   f.require({"kind", "points"});
-  c.kind = static_cast<CheckKind>(*f.choice("kind", check_kind_words()));
+  c.kind = kCheckKinds[static_cast<std::size_t>(*f.choice("kind", check_kind_words()))].kind;
   c.points = *f.number("points", kPoints);
   c.visibility = read_visibility(f, defaults.visibility);
   // Checks keep their own default timeout: a sanitizer run is much slower than a case.
