@@ -97,37 +97,53 @@ struct Listed {
       return std::make_unique<ListedWindow>(counts[opened++]);
     };
   }
-  std::function<bool()> launcher() {
-    return [this] { return completes[launched++]; };
+  std::function<sg::CaseOutcome()> launcher() {
+    return [this] {
+      sg::CaseOutcome out;
+      if (!completes[launched++]) {
+        out.kind = sg::CaseOutcome::Kind::Crashed;
+        out.cause = "crashed";
+      }
+      return out;
+    };
   }
 };
 
 // Two equal counts stand; two that differ (other work in a window) do not,
 // and say so; a launch that fails leaves no count and no counter complaint.
 TEST(CountLaunchTwice, OnlyTwoEqualCountsOfCompletedLaunchesStand) {
-  std::string why;
   Listed same{{4194304.0, 4194304.0}, {true, true}};
-  EXPECT_EQ(sg::count_launch_twice(same.opener(), same.launcher(), why), 4194304.0);
+  sg::CountedLaunch c = sg::count_launch_twice(same.opener(), same.launcher());
+  EXPECT_EQ(c.loads, 4194304.0);
   EXPECT_EQ(same.launched, 2u);
 
   Listed differ{{4194304.0, 4194400.0}, {true, true}};
-  EXPECT_EQ(sg::count_launch_twice(differ.opener(), differ.launcher(), why), std::nullopt);
-  EXPECT_NE(why.find("differed (4194304 and 4194400)"), std::string::npos) << why;
+  c = sg::count_launch_twice(differ.opener(), differ.launcher());
+  EXPECT_EQ(c.loads, std::nullopt);
+  EXPECT_NE(c.counter_failed.find("differed (4194304 and 4194400)"), std::string::npos) << c.counter_failed;
 
-  why.clear();
   Listed crash{{4194304.0, 4194304.0}, {false, true}};
-  EXPECT_EQ(sg::count_launch_twice(crash.opener(), crash.launcher(), why), std::nullopt);
-  EXPECT_TRUE(why.empty()) << why;
+  c = sg::count_launch_twice(crash.opener(), crash.launcher());
+  EXPECT_EQ(c.loads, std::nullopt);
+  EXPECT_TRUE(c.counter_failed.empty()) << c.counter_failed;
+  EXPECT_EQ(c.out.kind, sg::CaseOutcome::Kind::Crashed) << "the first launch's outcome is the case's";
   EXPECT_EQ(crash.launched, 1u) << "no second launch after a failed one";
 
-  Listed broken{{std::nullopt}, {true, true}};
-  EXPECT_EQ(sg::count_launch_twice(broken.opener(), broken.launcher(), why), std::nullopt);
-  EXPECT_EQ(why, "the counter failed");
+  Listed again{{4194304.0, 4194304.0}, {true, false}};
+  c = sg::count_launch_twice(again.opener(), again.launcher());
+  EXPECT_EQ(c.loads, std::nullopt);
+  EXPECT_EQ(c.out.kind, sg::CaseOutcome::Kind::Ok);
+  EXPECT_NE(c.counter_failed.find("made again"), std::string::npos) << c.counter_failed;
 
-  why.clear();
+  Listed broken{{std::nullopt}, {true, true}};
+  c = sg::count_launch_twice(broken.opener(), broken.launcher());
+  EXPECT_EQ(c.loads, std::nullopt);
+  EXPECT_EQ(c.counter_failed, "the counter failed");
+
   Listed closed{{}, {true}};
-  EXPECT_EQ(sg::count_launch_twice(closed.opener(), closed.launcher(), why), std::nullopt);
-  EXPECT_EQ(why, "cannot open");
+  c = sg::count_launch_twice(closed.opener(), closed.launcher());
+  EXPECT_EQ(c.loads, std::nullopt);
+  EXPECT_EQ(c.counter_failed, "cannot open");
   EXPECT_EQ(closed.launched, 1u) << "the launch is the case's: it runs even without a counter";
 }
 

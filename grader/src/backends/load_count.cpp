@@ -4,28 +4,35 @@
 
 namespace sg {
 
-std::optional<double> count_launch_twice(const std::function<std::unique_ptr<LoadWindow>(std::string&)>& open_window,
-                                         const std::function<bool()>& launch, std::string& why) {
+CountedLaunch count_launch_twice(const std::function<std::unique_ptr<LoadWindow>(std::string&)>& open_window,
+                                 const std::function<CaseOutcome()>& launch) {
+  CountedLaunch c;
   std::optional<double> counts[2];
-  for (std::optional<double>& count : counts) {
+  for (int i = 0; i < 2; ++i) {
+    std::string why;
     std::unique_ptr<LoadWindow> window = open_window(why);
-    const bool completed = launch();
-    if (!window) return std::nullopt;
-    count = window->close(why);
+    CaseOutcome out = launch();
+    const bool completed = out.kind == CaseOutcome::Kind::Ok;
+    if (i == 0) c.out = std::move(out);
+    if (window) counts[i] = window->close(why);
     if (!completed) {
-      why.clear();
-      return std::nullopt;
+      if (i == 1) c.counter_failed = "the launch, made again to be counted a second time, did not complete";
+      return c;
     }
-    if (!count) return std::nullopt;
+    if (!counts[i]) {
+      c.counter_failed = why;
+      return c;
+    }
   }
   if (*counts[0] != *counts[1]) {
     char buf[160];
     std::snprintf(buf, sizeof buf, "two counts of the same launch differed (%.0f and %.0f): other work shared the device",
                   *counts[0], *counts[1]);
-    why = buf;
-    return std::nullopt;
+    c.counter_failed = buf;
+    return c;
   }
-  return counts[0];
+  c.loads = counts[0];
+  return c;
 }
 
 }  // namespace sg

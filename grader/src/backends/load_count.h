@@ -10,14 +10,18 @@
 
 namespace sg {
 
-// Opens a window, makes the launch (`launch` returns whether it completed),
-// closes the window; then the same again. The loads when both launches
-// completed and both counts agree; else nullopt, with `why` saying what
-// failed when the counter did (empty when a launch did not complete: the
-// caller reads the launch's own outcome). A device counter counts every
-// process's work, so counts that differ mean other work shared a window (a
-// process outside the GPU lock, a neighbour's background kernels).
-std::optional<double> count_launch_twice(const std::function<std::unique_ptr<LoadWindow>(std::string&)>& open_window,
-                                         const std::function<bool()>& launch, std::string& why);
+struct CountedLaunch {
+  CaseOutcome out;              // the first launch's outcome: the case's verdict
+  std::optional<double> loads;  // both launches completed and their counts agree
+  std::string counter_failed;   // why there is no count although the first launch completed
+};
+
+// Opens a window, makes the launch, closes the window; then the same again.
+// A device counter counts every process's work, so counts that differ mean
+// other work shared a window (a process outside the GPU lock, a neighbour's
+// background kernels). The launch is made even where no window opens: it is
+// the case's. No second launch after a first that did not complete.
+CountedLaunch count_launch_twice(const std::function<std::unique_ptr<LoadWindow>(std::string&)>& open_window,
+                                 const std::function<CaseOutcome()>& launch);
 
 }  // namespace sg

@@ -20,8 +20,7 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
     r.suite_path = suite->path;
     const Shown shown = public_only ? Shown::PublicOnly : Shown::All;
     const std::string why_not_timed = backend == BackendKind::Cpu ? kCpuNotTimed : "";
-    r.tests = plan_tests(*suite, shown, why_not_timed);
-    r.untimed = untimed_points(*suite, shown, why_not_timed);
+    plan_into(r, *suite, shown, why_not_timed);
   } else {
     TestResult t;
     t.name = "grading";

@@ -117,6 +117,11 @@ std::optional<UntimedPoints> untimed_points(const Suite& suite, Shown shown, con
   return untimed;
 }
 
+void plan_into(GradeResult& r, const Suite& suite, Shown shown, const std::string& why_not_timed) {
+  r.untimed.reset();
+  r.tests = plan(suite, shown, why_not_timed, &r.untimed);
+}
+
 double planned_max(const Suite& suite, Shown shown, const std::string& why_not_timed) {
   GradeResult r;
   r.tests = plan_tests(suite, shown, why_not_timed);

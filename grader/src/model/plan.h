@@ -27,6 +27,9 @@ std::vector<TestResult> plan_tests(const Suite& suite, Shown shown, const std::s
 // nullopt where it set nothing aside.
 std::optional<UntimedPoints> untimed_points(const Suite& suite, Shown shown, const std::string& why_not_timed);
 
+// Both at once, into a grading's result (r.tests and r.untimed), from one plan.
+void plan_into(GradeResult& r, const Suite& suite, Shown shown, const std::string& why_not_timed);
+
 // The maximum of a grading on such a backend: the sum of plan_tests' maxima.
 double planned_max(const Suite& suite, Shown shown, const std::string& why_not_timed);
 

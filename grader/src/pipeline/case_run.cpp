@@ -43,21 +43,14 @@ bool counts_this_case(const Grading& g, const Case& c) {
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
-  bool first = true;
-  run.loads = count_launch_twice([&g](std::string& why) { return g.backend->open_load_window(why); },
-                                 [&] {
-                                   CaseOutcome out =
-                                       g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
-                                   const bool ok = out.kind == CaseOutcome::Kind::Ok;
-                                   if (first) run.out = std::move(out);
-                                   first = false;
-                                   return ok;
-                                 },
-                                 run.counter_failed);
-  // A second launch that failed after a first that did not leaves no count,
-  // and says so (the case's verdict is the first launch's).
-  if (!run.loads && run.counter_failed.empty() && run.out.kind == CaseOutcome::Kind::Ok)
-    run.counter_failed = "the launch, made again to be counted a second time, did not complete";
+  CountedLaunch counted = count_launch_twice([&g](std::string& why) { return g.backend->open_load_window(why); },
+                                             [&] {
+                                               return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s,
+                                                                     CaseSchedule{g.r.seed, false});
+                                             });
+  run.out = std::move(counted.out);
+  run.loads = counted.loads;
+  run.counter_failed = std::move(counted.counter_failed);
 }
 
 CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) {

@@ -29,9 +29,7 @@ bool setup_stage(Grading& g) {
   r.backend = g.backend->kind();
   r.device = g.backend->device();
   if (!g.work.note().empty()) g.log(g.work.note());
-  const Shown shown = g.opts.public_only ? Shown::PublicOnly : Shown::All;
-  r.tests = plan_tests(g.suite, shown, g.backend->why_not_timed());
-  r.untimed = untimed_points(g.suite, shown, g.backend->why_not_timed());
+  plan_into(r, g.suite, g.opts.public_only ? Shown::PublicOnly : Shown::All, g.backend->why_not_timed());
   // Before anything is written: what this grading may write, sized for
   // the cases the backend times (services/limits.h).
   g.work.give_quotas(grading_quotas(g.suite, g.backend->why_not_timed().empty()));

@@ -21,6 +21,15 @@ struct Use {
   long long files = 0;
 };
 
+// "" or why a file system cannot take a grading's writes: less than 1 MiB or no inode free.
+std::string full_reason(const struct statvfs& fs) {
+  const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
+  if (fs.f_files > 0 && fs.f_favail == 0) return "no inode free";
+  if (free_bytes < kFullBelowBytes)
+    return "No space left on device (" + std::to_string(free_bytes / 1024) + " KiB free)";
+  return "";
+}
+
 std::string mib(long long bytes) { return std::to_string(bytes >> 20) + " MiB"; }
 
 // Adds what the folder open at `fd` holds to `use` (allocated blocks: a
@@ -77,8 +86,7 @@ std::string over_quota(const QuotaPlace& place) {
   if (place.mounted) {
     struct statvfs fs {};
     if (::statvfs(place.dir.c_str(), &fs) != 0) return "";
-    const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
-    return free_bytes < kFullBelowBytes || fs.f_favail == 0 ? over : "";
+    return full_reason(fs).empty() ? "" : over;  // a tmpfs quota always counts its inodes
   }
   if (!place.walk) return "";
   const int fd = ::open(place.dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -91,14 +99,14 @@ std::string over_quota(const QuotaPlace& place) {
   return too_much ? over : "";
 }
 
+std::string quota_verdict(const std::string& quota) {
+  return "the submission wrote more than " + quota + ": a submission may not write files";
+}
+
 std::string file_system_full(const std::string& dir) {
   struct statvfs fs {};
   if (::statvfs(dir.c_str(), &fs) != 0) return "";
-  const unsigned long long free_bytes = static_cast<unsigned long long>(fs.f_bavail) * fs.f_frsize;
-  if (fs.f_files > 0 && fs.f_favail == 0) return "no inode free";
-  if (free_bytes < kFullBelowBytes)
-    return "No space left on device (" + std::to_string(free_bytes / 1024) + " KiB free)";
-  return "";
+  return full_reason(fs);
 }
 
 void empty_folder(const std::string& dir) {

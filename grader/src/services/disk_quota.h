@@ -31,6 +31,9 @@ struct QuotaPlace {
 // the walk stopping at the quota's file count).
 std::string over_quota(const QuotaPlace& place);
 
+// The sentence a student reads for a quota over_quota found full.
+std::string quota_verdict(const std::string& quota);
+
 // "" or why the file system under `dir` cannot take a grading's writes (less
 // than 1 MiB or no inode free; no path, for reports): the machine's failure
 // where `dir` has no quota of its own.

@@ -221,7 +221,7 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
     // Its own quota: the request fails, whatever the runner answered (its
     // writes failed from then on); once it has ended its files go, so that
     // the next runner starts within the quota.
-    const std::string over = "the submission wrote more than " + quota + ": a submission may not write files";
+    const std::string over = quota_verdict(quota);
     if (child_) out = fail_and_reset(CaseOutcome::Kind::DiskQuota, over);
     out.kind = CaseOutcome::Kind::DiskQuota;
     out.cause = over;
@@ -245,7 +245,7 @@ std::string check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& 
   }
   if (const std::string quota = over_quota(rc.scratch_quota); !quota.empty()) {
     empty_folder(rc.scratch_quota.dir);  // every process of the tool has ended
-    return "the submission wrote more than " + quota + ": a submission may not write files";
+    return quota_verdict(quota);
   }
   if (!all_ok) {
     throw_if_disk_full(rc.scratch_quota, tool + " failed");

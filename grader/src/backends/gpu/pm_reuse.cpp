@@ -70,25 +70,15 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
       run.log("structure: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
               std::to_string(c.n) + " (the GPU's counters)");
     const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
-    CaseOutcome out;
-    bool first = true;
-    std::optional<double> loads;
+    CountedLaunch launch;
     {
       const std::unique_ptr<DeviceHold> hold = run.exclusive_hold();
-      loads = count_launch_twice(run.open_window,
-                                 [&] {
-                                   CaseOutcome o = ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s);
-                                   const bool ok = o.kind == CaseOutcome::Kind::Ok;
-                                   if (first) out = std::move(o);
-                                   first = false;
-                                   return ok;
-                                 },
-                                 why);
+      launch = count_launch_twice(run.open_window,
+                                  [&] { return ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s); });
     }
-    if (!loads && why.empty() && out.kind == CaseOutcome::Kind::Ok)
-      why = "the launch, made again to be counted a second time, did not complete";
-    counted = CountedCase{c.m, c.k, c.n, out.kind == CaseOutcome::Kind::Ok, out.cause, loads.value_or(0), 0,
-                          loads.has_value(), why};
+    const bool completed = launch.out.kind == CaseOutcome::Kind::Ok;
+    counted = CountedCase{c.m, c.k, c.n, completed, launch.out.cause, launch.loads.value_or(0), 0,
+                          launch.loads.has_value(), launch.counter_failed};
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.outcome = ReuseMeasurement::Outcome::NotMeasured;
