@@ -681,6 +681,33 @@ TEST_F(Sandbox, ToolEndingFirstLeavesItsSiblingRunning) {
   EXPECT_FALSE(proc_stat(escaped)) << "escaped process " << escaped << " survived";
 }
 
+// A tool run between a grading's cases (ncu standing in for the GPU's
+// counters) sweeps what it left behind, but not the grading's live runners:
+// those are spared, and without the list the sweep would take them.
+TEST_F(Sandbox, ToolSweepSparesTheCallersRunners) {
+  auto start_sleeper = []() {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    return pid;
+  };
+  const pid_t runner = start_sleeper();
+  ASSERT_GT(runner, 0);
+  const auto spared = sg::run_tools({{{"/bin/sh", "-c", "exit 0"}, out_path("spared.txt"), 30}},
+                                    {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false, {}, {}, {runner});
+  ASSERT_EQ(spared.size(), 1u);
+  EXPECT_TRUE(spared[0].exit.exited && spared[0].exit.code == 0) << spared[0].exit.describe();
+  EXPECT_EQ(kill(runner, 0), 0) << "the spared runner was killed by the tool's sweep";
+  const auto unspared = sg::run_tools({{{"/bin/sh", "-c", "exit 0"}, out_path("unspared.txt"), 30}},
+                                      {"PATH=/usr/bin:/bin"}, scratch_, false, 4096, false);
+  ASSERT_EQ(unspared.size(), 1u);
+  EXPECT_FALSE(proc_stat(runner)) << "without the list the sweep leaves it, so the test above shows nothing";
+  kill(runner, SIGKILL);
+  waitpid(runner, nullptr, WNOHANG);
+}
+
 TEST_F(Sandbox, ToolPastItsDeadlineIsKilledAloneFromItsSibling) {
   const auto runs = run_side_by_side({{"sleep 30", 0.3}, {"sleep 1; exit 5", 30}}, scratch_);
   ASSERT_EQ(runs.size(), 2u);

@@ -85,6 +85,8 @@ struct SanitizerContext {
   std::vector<Case> cases;   // the correctness cases this grading runs (memcheck covers the small ones)
   std::vector<CountedCase> counted;  // after the cases: what the CPU layer counted in each
   RunnerSession* session = nullptr;  // after the cases: the student's runner, started
+  // What a tool's final sweep must leave alive: the session's runners, if any.
+  std::vector<pid_t> live_runners() const { return session ? session->live_runners() : std::vector<pid_t>{}; }
 };
 
 // Warp-level global loads of the naive kernel: two loads (A and B) per

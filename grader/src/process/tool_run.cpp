@@ -118,7 +118,8 @@ bool read_answer(const Child& child, const proto::RunCaseRequest& q, std::uint64
 
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
-                               bool pid_namespace, const Sandbox& sandbox, const TakeTurn& take_turn) {
+                               bool pid_namespace, const Sandbox& sandbox, const TakeTurn& take_turn,
+                               const std::vector<pid_t>& spared) {
   const std::size_t n = commands.size();
   std::vector<ToolRun> runs(n);
   std::vector<std::optional<Child>> children(n);
@@ -227,7 +228,7 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
     if (any) delay_us = 200;
     backoff_sleep(delay_us);
   }
-  kill_all_descendants();
+  kill_all_descendants(spared);
   turn = {};
   for (std::size_t i = 0; i < n; ++i)
     if (runs[i].started) runs[i].output = read_capped_text(commands[i].output_file, output_cap);

@@ -57,7 +57,8 @@ using TakeTurn = std::function<GateTurn()>;
 // Runs the commands at once, each with its own deadline and process group;
 // returns when all have ended, in the order given. Whatever they left running
 // is killed once, after the last one ends (an earlier sweep would take the
-// others with it). `drop_privileges`: for commands that execute student code.
+// others with it), except `spared`: the caller's own live children (a
+// grading's runners, when a tool runs between its cases). `drop_privileges`: for commands that execute student code.
 // `sandbox`: for commands that read or run student code (process/sandbox.h).
 // Gated commands (ToolCommand::requests): once every one still running waits
 // at its gate, `take_turn` is called once and their requests are sent; the
@@ -71,7 +72,8 @@ using TakeTurn = std::function<GateTurn()>;
 // within kToolReplyReadS once it has begun.
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
-                               bool pid_namespace = true, const Sandbox& sandbox = {}, const TakeTurn& take_turn = {});
+                               bool pid_namespace = true, const Sandbox& sandbox = {}, const TakeTurn& take_turn = {},
+                               const std::vector<pid_t>& spared = {});
 
 // One tool: run_tools with a single command.
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,

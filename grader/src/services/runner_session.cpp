@@ -76,6 +76,12 @@ std::vector<pid_t> RunnerSession::spared_by_sweeps() const {
   return spared;
 }
 
+std::vector<pid_t> RunnerSession::live_runners() const {
+  std::vector<pid_t> live = spared_by_sweeps();
+  live.push_back(pid());
+  return live;
+}
+
 void RunnerSession::stop() {
   drop_spare();
   if (child_) {

@@ -120,6 +120,9 @@ class RunnerSession {
   void spare(const RunnerSession& beside) { beside_ = &beside; }
   // The current runner's pid, 0 when none runs.
   pid_t pid() const { return child_ ? child_->pid() : 0; }
+  // Every runner this session and the one beside it have alive (0s where
+  // none): what a tool run between the cases must leave to them.
+  std::vector<pid_t> live_runners() const;
   // Output captured from every runner started so far, capped and sanitised.
   std::string captured_output(std::size_t cap) const;
 

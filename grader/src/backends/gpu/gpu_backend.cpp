@@ -188,13 +188,12 @@ class GpuBackend final : public Backend {
   // Seconds held to itself (exclusive_seconds). Only the grading's main
   // thread asks for exclusive holds, so a plain sum will do.
   double exclusive_s_ = 0;
-  // SG_STRUCTURE_COUNTER=pm: the structure check's loads from the GPU's
-  // counters (PM sampling; ncu where they cannot be read). Opt-in until its
-  // guards (a quiet device, two equal counts) have been seen on a GPU beside
-  // unlocked GPU work: grader/bench/RESULTS.md.
+  // The structure check's loads from the GPU's counters (PM sampling; ncu
+  // where they cannot be read): no tool run a submission could tell apart,
+  // half the batch time. SG_STRUCTURE_COUNTER=ncu asks for ncu alone.
   const bool pm_counts_ = PmLoadCounter::built() && [] {
     const char* v = std::getenv("SG_STRUCTURE_COUNTER");
-    return v && std::string(v) == "pm";
+    return !v || std::string(v) != "ncu";
   }();
 };
 
@@ -319,7 +318,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     GateTurn turn;
     turn.whole = shared_hold();
     return turn;
-  });
+  }, ctx.live_runners());
   // A tool that hung while other gradings shared the GPU may have waited on
   // their kernels: it counts only once seen alone, with the GPU to itself.
   std::string again;
@@ -330,7 +329,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
                 GateTurn turn;
                 turn.whole = exclusive_hold();
                 return turn;
-              }).front();
+              }, ctx.live_runners()).front();
     again += tools[i] + " hung while other gradings shared the GPU, so it ran again with the GPU to itself\n";
   }
   t.seconds = seconds_since(t0);
@@ -465,7 +464,7 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
   std::random_device pause_source;
   bool alone = false;
   for (int attempt = 1; attempt <= kTries; ++attempt) {
-    run = run_tools({command}, env, scratch, true, kLogCap, false, sandbox, turn_for(alone)).front();
+    run = run_tools({command}, env, scratch, true, kLogCap, false, sandbox, turn_for(alone), ctx.live_runners()).front();
     if (run.output.find("driver resource was unavailable") == std::string::npos) {
       // A run that hung while other gradings shared the GPU may have waited on
       // their kernels: only a hang seen alone leaves the count to the static check.
