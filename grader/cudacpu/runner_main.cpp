@@ -5,7 +5,10 @@
 // decides nothing. An out-of-bounds access that the kernel went on from is
 // named in an Ok reply's message, a race between blocks in its block_race,
 // and the kernels' global loads (the structure check's figure) in its
-// header. The judge's race check sends the same case with `ascending` set.
+// header. A fatal fault ends the case with a CudaError reply that names it in
+// its message and gives the faulting launch and allocation as facts in its
+// header (proto::LaunchFacts). The judge's race check sends the same case
+// with `ascending` set.
 //
 // The request's seed fixes the schedule (which resident blocks take turns
 // when, cudacpu::set_schedule): a submission's results and messages are the
@@ -42,10 +45,27 @@ struct FaultReply {
   proto::Reply reply;
 };
 
-void send_fault(const char* message, void* user) {
+void send_fault(const char* message, const cudacpu::FaultFacts& facts, void* user) {
   auto* f = static_cast<FaultReply*>(user);
   f->reply.message.assign(message);
+  proto::LaunchFacts& launch = f->reply.header.launch;
+  if (facts.in_kernel) {
+    launch.block_x = facts.block_x;
+    launch.block_y = facts.block_y;
+    launch.grid_x = facts.grid_x;
+    launch.grid_y = facts.grid_y;
+    launch.fault = facts.out_of_bounds ? proto::FaultKind::OutOfBounds : proto::FaultKind::ThreadFault;
+  }
+  if (facts.in_kernel && facts.out_of_bounds) {
+    launch.fault_shared = facts.shared_array ? 1 : 0;
+    launch.fault_elements = facts.elements;
+  }
   proto::write_reply(proto::kReplyFd, f->reply);
+}
+
+// What the reply's facts call a failed call's error (none but an illegal address here).
+proto::FaultKind fault_of(cudaError_t err) {
+  return err == cudaErrorIllegalAddress ? proto::FaultKind::IllegalAddress : proto::FaultKind::None;
 }
 
 std::string describe(cudaError_t err) {
@@ -86,6 +106,7 @@ int run_case(const proto::RunCaseRequest& q, FaultReply& fault) {
   // Any failure below ends the case with a reply naming the call.
   auto fail = [&](cudaError_t err, const char* call) {
     r.header.status = err == cudaErrorMemoryAllocation ? proto::ReplyStatus::OutOfMemory : proto::ReplyStatus::CudaError;
+    r.header.launch.fault = fault_of(err);
     r.message = std::string(call) + " failed: " + describe(err);
     if (!send(r)) return kExitProtocol;
     return err == cudaErrorMemoryAllocation ? -1 : kExitStickyError;

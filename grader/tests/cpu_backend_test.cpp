@@ -313,6 +313,9 @@ void basicSgemm(int m, int n, int k, const float *A, const float *B, float *C) {
   EXPECT_NE(r.reply.message.find("(A, an allocation of 240 floats): on a GPU this is an illegal access"),
             std::string::npos)
       << r.reply.message;
+  // Host code: no kernel's launch, no fault kind the judge names.
+  EXPECT_EQ(r.reply.header.launch.fault, sg::proto::FaultKind::None);
+  EXPECT_EQ(r.reply.header.launch.block_x, 0u);
   // The same runtime still serves kernels and copies: the tiled kernel is right.
   Built good;
   BUILD_OR_FAIL(tiled_variant("", ""), good);
@@ -337,6 +340,14 @@ TEST(CpuBackend, SharedArrayOverrunIsFatalAndNamed) {
   EXPECT_EQ(r.reply.message.rfind(start, 0), 0u) << r.reply.message;
   EXPECT_EQ(r.reply.message.size() - std::min(r.reply.message.size(), end.size()), r.reply.message.rfind(end))
       << r.reply.message;
+  // The same as facts in the header, for the judge's words (words/case_report.cpp).
+  const sg::proto::LaunchFacts& f = r.reply.header.launch;
+  EXPECT_EQ(f.fault, sg::proto::FaultKind::OutOfBounds);
+  EXPECT_EQ(f.block_x, 256u);
+  EXPECT_EQ(f.block_y, 1u);
+  EXPECT_EQ(f.grid_x * f.grid_y, 4u) << f.grid_x << "x" << f.grid_y;
+  EXPECT_EQ(f.fault_shared, 1u);
+  EXPECT_EQ(f.fault_elements, 256u);
   // In bounds, a shared array behaves as before: the tiled kernel is right.
   Built good;
   BUILD_OR_FAIL(tiled_variant("", ""), good);
@@ -354,6 +365,14 @@ TEST(CpuBackend, WildAccessFarFromEveryAllocationIsFatal) {
   EXPECT_EQ(r.reply.message.rfind("invalid ", 0), 0u) << r.reply.message;
   EXPECT_NE(r.reply.message.find(" by thread (15,15) of block (0,0)"), std::string::npos) << r.reply.message;
   EXPECT_EQ(r.exit_code, 86) << r.output;
+  // Outside every allocation: a fault of a kernel thread, with its launch and no allocation.
+  const sg::proto::LaunchFacts& f = r.reply.header.launch;
+  EXPECT_EQ(f.fault, sg::proto::FaultKind::ThreadFault);
+  EXPECT_EQ(f.block_x, 16u);
+  EXPECT_EQ(f.block_y, 16u);
+  EXPECT_EQ(f.grid_x, 2u);
+  EXPECT_EQ(f.grid_y, 2u);
+  EXPECT_EQ(f.fault_elements, 0u);
 }
 
 // The race check's premise: a race-free kernel computes the same bits with

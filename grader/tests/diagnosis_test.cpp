@@ -581,41 +581,108 @@ TEST(DiagnosisHypotheses, NonFiniteFromAnUnguardedPartialTileNameTheLoad) {
 }
 
 // thomasjy_block_256x1 on the CPU backend: the overrun of a shared tile
-// stops the kernel, and the fault names the block shape; the first hint is
-// the 256 x 1 block behind it, with the tile edge the overrun array shows.
+// stops the kernel, and the reply's facts give the block shape and the
+// array; the first hint is the 256 x 1 block behind it, with the tile edge
+// the overrun array shows.
 TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
   CaseOutcome o;
   o.kind = CaseOutcome::Kind::CudaError;
   o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
             "(255,0) of block (0,0) (blocks of 256x1 threads)";
+  o.facts.block_x = 256;
+  o.facts.block_y = 1;
+  o.facts.grid_x = 256;
+  o.facts.grid_y = 1;
+  o.facts.fault = sg::proto::FaultKind::OutOfBounds;
+  o.facts.fault_shared = 1;
+  o.facts.fault_elements = 256;
   TestResult t;
   record_runner_failure(t, o);
+  EXPECT_EQ(t.verdict, o.cause) << "the CPU layer's message names the thread and its block already";
   ASSERT_FALSE(t.diagnoses.empty());
   EXPECT_EQ(t.diagnoses[0].id, "block.one_row") << t.diagnoses[0].text;
-  EXPECT_NE(t.diagnoses[0].text.find("blockDim.y = 1"), std::string::npos) << t.diagnoses[0].text;
-  EXPECT_NE(t.diagnoses[0].text.find("dim3 block(16, 16)"), std::string::npos) << t.diagnoses[0].text;
+  EXPECT_EQ(t.diagnoses[0].text,
+            "the kernel ran with blocks of 256 x 1 threads (blockDim.y = 1): threadIdx.y is always 0, so only one "
+            "row of each tile is loaded and computed, and threadIdx.x runs up to 255, past the edge of a 16 x 16 "
+            "tile (the access named above) — launch dim3 block(16, 16) and a two-dimensional grid, dim3 grid((n + "
+            "16 - 1) / 16, (m + 16 - 1) / 16)");
+  for (const auto& d : t.diagnoses) EXPECT_NE(d.id, "memory.illegal_address") << d.text;
   // A square block's overrun is something else: no shape is blamed.
   o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
             "(15,15) of block (0,0) (blocks of 16x16 threads)";
+  o.facts.block_x = o.facts.block_y = 16;
   TestResult square;
   record_runner_failure(square, o);
   for (const auto& d : square.diagnoses) EXPECT_NE(d.id, "block.one_row") << d.text;
+  // Dynamic shared memory (no element count, no __shared__ array): the block is
+  // still blamed, with no tile edge and no access pointed at.
+  o.facts.block_x = 256;
+  o.facts.block_y = 1;
+  o.facts.fault_shared = 0;
+  o.facts.fault_elements = 0;
+  TestResult dynamic;
+  record_runner_failure(dynamic, o);
+  ASSERT_FALSE(dynamic.diagnoses.empty());
+  EXPECT_NE(dynamic.diagnoses[0].text.find("past the edge of a TILE_SIZE x TILE_SIZE tile — launch"),
+            std::string::npos)
+      << dynamic.diagnoses[0].text;
 }
 
-// The same kernel on the GPU: an illegal address, and the runner's note of
-// the launch's shape (runner_main.cu); the block still leads.
+// The same kernel on the GPU: an illegal address, and the runner's facts of
+// the launch's shape (runner_main.cu), which the verdict says after the
+// CUDA error as it always has; the block still leads.
 TEST(DiagnosisHypotheses, AnIllegalAddressOnTheGpuWithABlockOfOneRowNamesTheBlock) {
   CaseOutcome o;
   o.kind = CaseOutcome::Kind::CudaError;
   o.cause = "CUDA error: cudaDeviceSynchronize() failed: cudaErrorIllegalAddress (an illegal memory access was "
-            "encountered) (blocks of 256x1 threads, grid 256x1)";
+            "encountered)";
+  o.facts.block_x = 256;
+  o.facts.block_y = 1;
+  o.facts.grid_x = 256;
+  o.facts.grid_y = 1;
+  o.facts.fault = sg::proto::FaultKind::IllegalAddress;
   TestResult t;
   record_runner_failure(t, o);
+  EXPECT_EQ(t.verdict, "CUDA error: cudaDeviceSynchronize() failed: cudaErrorIllegalAddress (an illegal memory "
+                       "access was encountered) (blocks of 256x1 threads, grid 256x1)");
   ASSERT_GE(t.diagnoses.size(), 2u);
   EXPECT_EQ(t.diagnoses[0].id, "block.one_row") << t.diagnoses[0].text;
   EXPECT_NE(t.diagnoses[0].text.find("blockDim.y = 1"), std::string::npos) << t.diagnoses[0].text;
   EXPECT_EQ(t.diagnoses[0].text.find("named above"), std::string::npos) << "the GPU names no access";
   EXPECT_EQ(t.diagnoses[1].id, "memory.illegal_address");
+}
+
+// The reply's facts decide, never the words of a cause (issue 32, item 3): a
+// cause that reads like a 256x1 launch and an illegal address, with no facts,
+// is blamed on neither; the facts alone, with a cause that says nothing of
+// the launch, name the block and the shape.
+TEST(DiagnosisHypotheses, TheReplysFactsNotItsWordsDriveTheBlockOfOneRow) {
+  CaseOutcome words;
+  words.kind = CaseOutcome::Kind::CudaError;
+  words.cause = "CUDA error: kernel printed cudaErrorIllegalAddress (blocks of 256x1 threads, grid 256x1) and "
+                "(allocation of 256 floats) of __shared__ x";
+  TestResult w;
+  record_runner_failure(w, words);
+  EXPECT_EQ(w.verdict, words.cause);
+  for (const auto& d : w.diagnoses) {
+    EXPECT_NE(d.id, "block.one_row") << d.text;
+    EXPECT_NE(d.id, "memory.illegal_address") << d.text;
+  }
+  CaseOutcome facts;
+  facts.kind = CaseOutcome::Kind::LaunchError;
+  facts.cause = "basicSgemm's kernel failed";
+  facts.facts.block_x = 64;
+  facts.facts.block_y = 1;
+  facts.facts.grid_x = 1024;
+  facts.facts.grid_y = 1;
+  TestResult f;
+  record_runner_failure(f, facts);
+  EXPECT_EQ(f.verdict, "basicSgemm's kernel failed (blocks of 64x1 threads, grid 1024x1)");
+  ASSERT_FALSE(f.diagnoses.empty());
+  EXPECT_EQ(f.diagnoses[0].id, "block.one_row");
+  EXPECT_NE(f.diagnoses[0].text.find("blocks of 64 x 1 threads"), std::string::npos) << f.diagnoses[0].text;
+  EXPECT_NE(f.diagnoses[0].text.find("threadIdx.x runs up to 63"), std::string::npos) << f.diagnoses[0].text;
+  for (const auto& d : f.diagnoses) EXPECT_NE(d.id, "memory.illegal_address") << d.text;
 }
 
 // A CPU-backend case that ran out of time while its blocks kept completing is

@@ -133,6 +133,54 @@ TEST(Protocol, RoundTripsAnOkReply) {
   EXPECT_EQ(back.c, r.c);
 }
 
+// A failed case's launch and fault travel as facts, not as words.
+TEST(Protocol, RoundTripsTheFactsOfAFailedLaunch) {
+  Reply r = sample_reply(3, 5);
+  r.header.status = ReplyStatus::CudaError;
+  r.c.clear();
+  r.header.launch.block_x = 256;
+  r.header.launch.block_y = 1;
+  r.header.launch.grid_x = 64;
+  r.header.launch.grid_y = 2;
+  r.header.launch.fault = sg::proto::FaultKind::OutOfBounds;
+  r.header.launch.fault_shared = 1;
+  r.header.launch.fault_elements = 256;
+  Reply back;
+  std::string error;
+  ASSERT_TRUE(round_trip(r, back, 3, 5, error)) << error;
+  const sg::proto::LaunchFacts& f = back.header.launch;
+  EXPECT_EQ(f.block_x, 256u);
+  EXPECT_EQ(f.block_y, 1u);
+  EXPECT_EQ(f.grid_x, 64u);
+  EXPECT_EQ(f.grid_y, 2u);
+  EXPECT_EQ(f.fault, sg::proto::FaultKind::OutOfBounds);
+  EXPECT_EQ(f.fault_shared, 1u);
+  EXPECT_EQ(f.fault_elements, 256u);
+}
+
+// Facts this build cannot mean are a garbled reply: an unknown fault kind, a
+// shared flag that is no flag, an allocation without an access outside it.
+TEST(Protocol, RejectsFactsNoRunnerSends) {
+  std::string error;
+  ReplyHeader kind = valid_header(3, 5);
+  kind.launch.fault = static_cast<sg::proto::FaultKind>(9);
+  EXPECT_FALSE(read_raw(header_bytes(kind), 3, 5, error));
+  EXPECT_NE(error.find("facts no runner sends (fault kind 9, shared 0, elements 0)"), std::string::npos) << error;
+  ReplyHeader flag = valid_header(3, 5);
+  flag.launch.fault = sg::proto::FaultKind::OutOfBounds;
+  flag.launch.fault_shared = 2;
+  EXPECT_FALSE(read_raw(header_bytes(flag), 3, 5, error));
+  EXPECT_NE(error.find("facts no runner sends"), std::string::npos) << error;
+  for (const sg::proto::FaultKind k : {sg::proto::FaultKind::None, sg::proto::FaultKind::IllegalAddress,
+                                       sg::proto::FaultKind::ThreadFault}) {
+    ReplyHeader stray = valid_header(3, 5);
+    stray.launch.fault = k;
+    stray.launch.fault_elements = 16;
+    EXPECT_FALSE(read_raw(header_bytes(stray), 3, 5, error)) << static_cast<int>(k);
+    EXPECT_NE(error.find("facts no runner sends"), std::string::npos) << error;
+  }
+}
+
 TEST(Protocol, SeededRequestKeepsItsFieldsOnTheWire) {
   // The judge writes the request as raw bytes; the runner reads it back the same way.
   sg::proto::RunCaseRequest q;

@@ -29,6 +29,7 @@
 #include "proto/seeded_inputs.h"
 #include "reader_fuzz.h"
 #include "services/runner_session.h"
+#include "words/case_report.h"
 
 namespace fs = std::filesystem;
 using sg::proto::Reply;
@@ -77,6 +78,7 @@ void expect_sound(const ReadBack& b, int m, int n, bool expect_c) {
   const ReplyHeader& h = b.r.header;
   EXPECT_TRUE(h.magic == sg::proto::kMagic && h.m == m && h.n == n);
   EXPECT_TRUE(h.status >= ReplyStatus::Ok && h.status <= ReplyStatus::LaunchRefused);
+  EXPECT_TRUE(h.launch.fault <= sg::proto::FaultKind::ThreadFault && h.launch.fault_shared <= 1);
   EXPECT_TRUE(std::isfinite(h.launch_event_ms) && std::isfinite(h.global_loads) &&
               std::isfinite(h.checked_launch_wall_ms));
   EXPECT_TRUE(b.r.message.size() == h.message_len && h.message_len <= 65536);
@@ -102,6 +104,13 @@ Sent random_reply(std::mt19937& g, int m, int n) {
   s.h.n = n;
   s.h.launch_event_ms = g() % 1000 * 0.01 - 1;
   s.h.global_loads = g() % 2 ? -0.0 : 1e300;
+  s.h.launch.block_x = g() % 2048;
+  s.h.launch.grid_y = g();
+  s.h.launch.fault = static_cast<sg::proto::FaultKind>(g() % 4);
+  if (s.h.launch.fault == sg::proto::FaultKind::OutOfBounds) {
+    s.h.launch.fault_shared = g() % 2;
+    s.h.launch.fault_elements = (std::uint64_t{g()} << 32) | g();
+  }
   for (unsigned i = g() % 40; i > 0; --i) s.message += static_cast<char>(g());
   for (unsigned i = g() % 40; i > 0; --i) s.race += static_cast<char>(g());
   s.h.message_len = static_cast<std::uint32_t>(s.message.size());
@@ -121,7 +130,7 @@ TEST(ReaderFuzz, ProtocolRejectsOrSoundlyReadsMutatedReplies) {
     const Sent s = random_reply(g, m, n);
     std::string bytes = s.bytes();
     const bool expect_c = g() % 4 != 0;
-    const unsigned kind = g() % 11;
+    const unsigned kind = g() % 12;
     ReplyHeader h = s.h;
     switch (kind) {
       case 0: break;  // intact
@@ -136,6 +145,14 @@ TEST(ReaderFuzz, ProtocolRejectsOrSoundlyReadsMutatedReplies) {
       case 9: h.status = static_cast<ReplyStatus>(7 + g() % 1000); break;
       case 10: (g() % 3 == 0 ? h.launch_event_ms : g() % 2 ? h.global_loads : h.checked_launch_wall_ms) =
                    odd_figures[g() % 4]; break;
+      case 11:  // facts no runner sends: an unknown fault kind, or an allocation without an access outside it
+        if (g() % 2) {
+          h.launch.fault = static_cast<sg::proto::FaultKind>(4 + g() % 1000);
+        } else {
+          h.launch.fault = sg::proto::FaultKind::ThreadFault;
+          h.launch.fault_elements = 1 + g() % 1000;
+        }
+        break;
     }
     if (kind >= 4 && kind != 7 && kind != 8) bytes.replace(0, sizeof h, header_bytes(h));
     const ReadBack b = read_bytes(bytes, m, n, expect_c, 5);
@@ -299,7 +316,7 @@ TEST(ReaderFuzz, RunnerSessionNamesEveryHostileReply) {
       {"a 4 GiB message", {wire(huge, "", "", {}), true}, K::ProtocolError},
       {"200 random bytes", {noise, false}, K::ProtocolError},
       {"half a header, then the end", {header_bytes(ok).substr(0, 40), false}, K::Crashed},
-      {"C cut short, then the end", {wire(ok, "", "", c).substr(0, 95), true}, K::Crashed},
+      {"C cut short, then the end", {wire(ok, "", "", c).substr(0, sizeof(ReplyHeader) + 7), true}, K::Crashed},
       {"nothing, then the end", {"", false}, K::Crashed},
       {"nothing, alive", {"", false, 30, 0.5}, K::TimedOut},
   };
@@ -315,6 +332,36 @@ TEST(ReaderFuzz, RunnerSessionNamesEveryHostileReply) {
     }
   }
   fs::remove_all(dir);
+}
+
+// A CudaError reply's facts, and not its message, reach the case's words: the
+// session keeps them when it ends the runner, and the verdict and the first
+// hint (a block of one row) come from them (words/case_report.cpp).
+TEST(ReaderFuzz, RunnerSessionKeepsTheFactsOfAFailedReply) {
+  const fs::path dir = fs::temp_directory_path() / ("sg-fuzz-facts-" + std::to_string(::getpid()));
+  ReplyHeader h;
+  h.m = h.n = 2;
+  h.status = ReplyStatus::CudaError;
+  const std::string message = "cudaDeviceSynchronize() failed: cudaErrorIllegalAddress (an illegal memory access was "
+                              "encountered)";
+  h.message_len = static_cast<std::uint32_t>(message.size());
+  h.launch.block_x = 256;
+  h.launch.block_y = 1;
+  h.launch.grid_x = 4;
+  h.launch.grid_y = 1;
+  h.launch.fault = sg::proto::FaultKind::IllegalAddress;
+  const sg::CaseOutcome out = exchange_with(dir, {wire(h, message, "", {}), true});
+  fs::remove_all(dir);
+  ASSERT_EQ(out.kind, sg::CaseOutcome::Kind::CudaError) << out.cause;
+  EXPECT_EQ(out.cause, "CUDA error: " + message);
+  EXPECT_EQ(out.facts.block_x, 256u);
+  EXPECT_EQ(out.facts.fault, sg::proto::FaultKind::IllegalAddress);
+  sg::TestResult t;
+  sg::record_runner_failure(t, out);
+  EXPECT_EQ(t.verdict, "CUDA error: " + message + " (blocks of 256x1 threads, grid 4x1)");
+  ASSERT_GE(t.diagnoses.size(), 2u);
+  EXPECT_EQ(t.diagnoses[0].id, "block.one_row") << t.diagnoses[0].text;
+  EXPECT_EQ(t.diagnoses[1].id, "memory.illegal_address") << t.diagnoses[1].text;
 }
 
 // ---- timed-output files ----

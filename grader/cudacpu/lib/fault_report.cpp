@@ -23,12 +23,19 @@ void put_coords(char* out, std::size_t n, uint3 v, bool three_d) {
 }
 
 // Where the fault happened: " by thread (x,y) of block (x,y) (blocks of XxY
-// threads)" or " in host code".
-void put_who(char* out, std::size_t n) {
+// threads)" or " in host code"; the thread's launch into `facts` when given.
+void put_who(char* out, std::size_t n, FaultFacts* facts = nullptr) {
   const ThreadContext* t = current_thread;
   if (t == nullptr) {
     std::snprintf(out, n, " in host code (outside any kernel)");
     return;
+  }
+  if (facts != nullptr) {
+    facts->in_kernel = true;
+    facts->block_x = t->block_dim.x;
+    facts->block_y = t->block_dim.y;
+    facts->grid_x = t->grid_dim.x;
+    facts->grid_y = t->grid_dim.y;
   }
   const bool three_d = t->block_dim.z > 1 || t->grid_dim.z > 1;
   char thread[36], block[36], shape[36];
@@ -77,11 +84,18 @@ bool describe_host_access(char* out, std::size_t n, const char* kind, const void
   return true;
 }
 
-void describe_address(char* out, std::size_t n, const char* kind, const void* addr, int si_code) {
+// The access in words, and, outside an allocation, that allocation into `facts` when given.
+void describe_address(char* out, std::size_t n, const char* kind, const void* addr, int si_code,
+                      FaultFacts* facts = nullptr) {
   Runtime& rt = Runtime::get();
   const Allocation* a = rt.memory().mapping_of(addr);
   if (a == nullptr) a = rt.memory().overrun_of(addr);  // far past the end of an allocation
   if (a != nullptr) {
+    if (facts != nullptr) {
+      facts->out_of_bounds = true;
+      facts->shared_array = a->shared_memory && !rt.is_dynamic_shared(a->data);
+      facts->elements = a->element_size > 0 ? a->bytes / a->element_size : 0;
+    }
     const std::ptrdiff_t offset = static_cast<const char*>(addr) - a->data;
     if (a->element_size > 0) {
       // Floor division, so a read just below the start says index -1.
@@ -155,11 +169,12 @@ namespace {
 void on_fault(int sig, siginfo_t* info, void* uctx) {
   if (record_stray_access(sig, info, uctx)) return;
   char what[400], who[160], message[600];
+  FaultFacts facts;
   switch (sig) {
     case SIGSEGV:
     case SIGBUS:
       if (describe_host_access(what, sizeof what, access_kind(uctx), info->si_addr)) Runtime::get().die(what);
-      describe_address(what, sizeof what, access_kind(uctx), info->si_addr, info->si_code);
+      describe_address(what, sizeof what, access_kind(uctx), info->si_addr, info->si_code, &facts);
       break;
     case SIGFPE:
       std::snprintf(what, sizeof what, "%s", info->si_code == FPE_INTDIV   ? "integer division by zero"
@@ -170,8 +185,10 @@ void on_fault(int sig, siginfo_t* info, void* uctx) {
       std::snprintf(what, sizeof what, "illegal instruction");
       break;
   }
-  put_who(who, sizeof who);
+  put_who(who, sizeof who, &facts);
   std::snprintf(message, sizeof message, "%s%s", what, who);
+  // Fatal either way: at once, or by the launch the worker returns to (block_scheduler.cpp).
+  Runtime::get().note_fatal_facts(facts);
   FaultTrap* trap = current_fault_trap;
   if (trap != nullptr && current_thread != nullptr) {
     std::snprintf(trap->message, sizeof trap->message, "%s", message);

@@ -93,7 +93,7 @@ void Runtime::die(const char* message) const {
   ignored = write(2, message, std::strlen(message));
   ignored = write(2, "\n", 1);
   (void)ignored;
-  if (hook_) hook_(message, hook_user_);
+  if (hook_) hook_(message, fatal_facts_, hook_user_);
   _exit(kFaultExitCode);
 }
 

@@ -70,6 +70,15 @@ class Runtime {
   std::size_t max_dynamic_shared(const void* kernel) const;
 
   void set_fatal_hook(FatalHook hook, void* user) { hook_ = hook, hook_user_ = user; }
+  // The facts of the fault about to end the process (the fault handler's, also
+  // on a worker thread before its jump back), which die() hands the hook.
+  void note_fatal_facts(const FaultFacts& facts) { fatal_facts_ = facts; }
+  // Whether `data` is a resident block's dynamic shared memory (fault handler: reads only).
+  bool is_dynamic_shared(const void* data) const {
+    for (const SlotResources& s : slots_)
+      if (s.dynamic == data) return true;
+    return false;
+  }
   // Prints `message` to stderr, runs the hook, exits with kFaultExitCode. Async-signal context.
   [[noreturn]] void die(const char* message) const;
 
@@ -94,6 +103,7 @@ class Runtime {
   std::vector<std::pair<const void*, int>> max_dynamic_;  // per-kernel opt-in limits
   FatalHook hook_ = nullptr;
   void* hook_user_ = nullptr;
+  FaultFacts fatal_facts_;
 };
 
 }  // namespace cudacpu::detail

@@ -1,7 +1,6 @@
 #include "measure/timed_case.h"
 
 #include <chrono>
-#include <cstdio>
 #include <utility>
 
 #include "services/elapsed.h"
@@ -11,18 +10,29 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-
-// One take's figures in the grade log (how disturbed it was, for tuning).
-void log_take(const MeasureLog& log, const std::string& what, int take, double spread, double slowdown) {
-  if (!log) return;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "take %d of %s: requests' quartiles %.1f%% apart, reference launches %.1f%% slower "
-                "than its fastest pace", take, what.c_str(), 100 * spread, 100 * slowdown);
-  log(buf);
+TakeNote take_note(const std::string& name, TakeSide side, int take) {
+  TakeNote note;
+  note.case_name = name;
+  note.side = side;
+  note.take = take;
+  return note;
 }
 
-void say(const MeasureLog& log, const std::string& line) {
-  if (log) log(line);
+// A take about to begin, after the policy's pause before it.
+void begin_take(const MeasureLog& log, const TakePolicy& policy, const std::string& name, TakeSide side, int take) {
+  TakeNote note = take_note(name, side, take);
+  note.pause_s = policy.pause_before(take);
+  if (log) log(note);
+}
+
+// A take done: how disturbed it was (for tuning the policy).
+void end_take(const MeasureLog& log, const std::string& name, TakeSide side, int take, double spread,
+              double slowdown) {
+  TakeNote note = take_note(name, side, take);
+  note.done = true;
+  note.spread = spread;
+  note.slowdown = slowdown;
+  if (log) log(note);
 }
 
 }  // namespace
@@ -40,7 +50,7 @@ void time_student(RunnerSession& student, RunnerSession& baseline, TimedCase& ti
     return;
   }
   for (int take = 1; take <= policy.max_takes; ++take) {
-    say(log, "timing " + c.name + policy.pause_before(take));
+    begin_take(log, policy, c.name, TakeSide::Student, take);
     TimingEvidence e = shape;
     std::vector<TimedOutput> outputs;
     const std::string failed = time_student_samples(student, c, limit_s, e, outputs, &baseline);
@@ -49,7 +59,7 @@ void time_student(RunnerSession& student, RunnerSession& baseline, TimedCase& ti
       break;
     }
     const double disturbance = student_take_disturbance(e);
-    log_take(log, c.name + " (student)", take, student_request_spread(e), pace_slowdown(e, e.probe_event_ms));
+    end_take(log, c.name, TakeSide::Student, take, student_request_spread(e), pace_slowdown(e, e.probe_event_ms));
     if (policy.keeps(take, disturbance, timed.student_disturbance)) {
       discard_output_files(scratch, timed.outputs);
       timed.evidence = std::move(e);
@@ -68,7 +78,7 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
                     const MeasureLog& log) {
   const TimingEvidence student_side = timed.evidence;  // the baselines' series still empty
   for (int take = 1; take <= policy.max_takes; ++take) {
-    say(log, "timing the baselines of " + timed.c->name + policy.pause_before(take));
+    begin_take(log, policy, timed.c->name, TakeSide::Baselines, take);
     TimingEvidence e = student_side;
     const std::string failed = time_baseline_samples(baseline, *timed.c, limit_s, e);
     if (!failed.empty()) {
@@ -76,7 +86,7 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
       return;
     }
     const double disturbance = baseline_take_disturbance(e);
-    log_take(log, timed.c->name + " (baselines)", take, request_spread(e.reference_ms),
+    end_take(log, timed.c->name, TakeSide::Baselines, take, request_spread(e.reference_ms),
              pace_slowdown(e, e.reference_event_ms));
     if (policy.keeps(take, disturbance, timed.baseline_disturbance)) {
       timed.evidence = std::move(e);

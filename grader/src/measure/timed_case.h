@@ -30,7 +30,20 @@ struct TimedCase {
   bool failed() const { return !not_measured.empty(); }
 };
 
-using MeasureLog = std::function<void(const std::string&)>;
+// A take of timed samples as the grade log hears of it, as facts (the stage
+// that times has words/timing_log.h say them): one note as the take begins,
+// after its pause, and one when it is done, with how disturbed it was.
+enum class TakeSide { Student, Baselines };
+struct TakeNote {
+  std::string case_name;
+  TakeSide side = TakeSide::Student;
+  int take = 1;
+  bool done = false;
+  double pause_s = 0;  // begun: the pause waited before it (TakePolicy::pause_before)
+  // Done: its requests' spread and the reference's slowdown (measure/timing.h).
+  double spread = 0, slowdown = 0;
+};
+using MeasureLog = std::function<void(const TakeNote&)>;
 
 // The reference's yardstick, then the student's samples in the takes the
 // policy asks for; the least disturbed take's outputs are kept (the others'

@@ -1,7 +1,6 @@
 #include "measure/timing.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 
 namespace sg {
@@ -15,12 +14,6 @@ constexpr double kFasterThanCublas = 0.8;
 // runner which under-reports can gain.
 constexpr double kFloorSlack = 0.03;
 constexpr double kFloorSlackMs = 0.08;
-
-std::string format(const char* fmt, double a, double b) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, a, b);
-  return buf;
-}
 
 // The samples less the overhead.
 std::vector<double> net(const std::vector<double>& raw, double overhead) {
@@ -139,30 +132,21 @@ Timing evaluate_timing(const TimingEvidence& e) {
   t.cublas_gflops = gflops(t.cublas_ms);
   t.speedup = t.student_ms > 0 && t.reference_ms > 0 ? t.reference_ms / t.student_ms : 0;
 
-  std::vector<std::string> why;
-  if (e.wrong_outputs > 0) {
-    t.timed_output_wrong = true;
-    const std::string counted = std::to_string(e.wrong_outputs) + " of " + std::to_string(e.student_ms.size()) +
-                                " samples; " + e.first_wrong_output + ")";
-    // An output file the grader could not read was tampered with after the
-    // runner wrote it: no claim about what the kernel computed.
-    why.push_back(e.unreadable_outputs > 0
-                      ? "the timed launches' outputs could not be checked: the files the runner wrote them to were "
-                        "replaced or cut (" + counted
-                      : "the timed launch's output was wrong: the kernel computed something else when timed (" + counted);
-  }
-  if (t.samples == 0 || e.overhead_ms.empty() || e.reference_ms.empty())
-    why.push_back("no valid timings");
-  else if (median(net(e.student_ms, t.overhead_ms)) <= 0)
-    why.push_back(format("the student's requests took %.3f ms, no longer than one that launches nothing (%.3f ms)",
-                         median(e.student_ms), t.overhead_ms));
-  if (t.cublas_ms > 0 && t.student_ms > 0 && t.student_ms < kFasterThanCublas * t.cublas_ms)
-    why.push_back(format("faster than cuBLAS allows (%.3f ms vs cuBLAS %.3f ms)", t.student_ms, t.cublas_ms));
-  if (!why.empty()) {
-    t.implausible = true;
-    for (std::size_t i = 0; i < why.size(); ++i) t.implausible_reason += (i ? "; " : "") + why[i];
-  }
+  const Implausibility why = implausibility(e, t);
+  t.timed_output_wrong = why.outputs_wrong;
+  t.implausible = why.any();
   return t;
+}
+
+Implausibility implausibility(const TimingEvidence& e, const Timing& t) {
+  Implausibility why;
+  why.outputs_wrong = e.wrong_outputs > 0;
+  if (e.student_ms.empty() || e.overhead_ms.empty() || e.reference_ms.empty())
+    why.no_valid_timings = true;
+  else
+    why.no_longer_than_empty = median(net(e.student_ms, t.overhead_ms)) <= 0;
+  why.faster_than_cublas = t.cublas_ms > 0 && t.student_ms > 0 && t.student_ms < kFasterThanCublas * t.cublas_ms;
+  return why;
 }
 
 double performance_points(const Performance& p, const Timing& t) {

@@ -82,6 +82,21 @@ double student_take_disturbance(const TimingEvidence& e);
 double student_request_spread(const TimingEvidence& e);
 double baseline_take_disturbance(const TimingEvidence& e);
 
+// Why a timing cannot be believed, as the rules found it (evaluate_timing
+// flags it; words/timing_report.cpp says why, from these, the evidence and
+// the Timing): timed outputs that failed their check (TimingEvidence::
+// wrong_outputs), no samples to time, the student's requests no longer than
+// one that launches nothing, a time faster than cuBLAS allows.
+struct Implausibility {
+  bool outputs_wrong = false;
+  bool no_valid_timings = false;
+  bool no_longer_than_empty = false;
+  bool faster_than_cublas = false;
+  bool any() const { return outputs_wrong || no_valid_timings || no_longer_than_empty || faster_than_cublas; }
+};
+// `t` as evaluate_timing derived it from `e` (its overhead, student and cuBLAS times).
+Implausibility implausibility(const TimingEvidence& e, const Timing& t);
+
 // Each side's time is the median of its event times, but never less than
 // the judge's floor: its fastest quarter of requests (the first quartile),
 // less what a request costs beyond its launch in the baseline runner (its
@@ -90,7 +105,8 @@ double baseline_take_disturbance(const TimingEvidence& e);
 // its own spread between that quartile and its median; an honest one stays
 // on its steady events, even when most of its requests were delayed.
 // Without event times, the median request less the median overhead. Also
-// the spread, speedup, GFLOP/s and the verdict.
+// the spread, speedup, GFLOP/s and whether it is implausible (the reason is
+// words/timing_report.cpp's to say).
 Timing evaluate_timing(const TimingEvidence& e);
 
 // Linear between zero_at and full_at; 0 for implausible timings.

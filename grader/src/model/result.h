@@ -111,7 +111,7 @@ struct Timing {
   double student_floor_ms = 0;
   bool student_floor_used = false;
   bool implausible = false;  // flagged: earns no performance points
-  std::string implausible_reason;
+  std::string implausible_reason;  // why, in words (words/timing_report.cpp)
   // A timed sample's output failed its check (digest or Freivalds'): the
   // kernel computed something else when timed. Implies implausible.
   bool timed_output_wrong = false;

@@ -1,6 +1,5 @@
 #include "pipeline/case_run.h"
 
-#include <cstdio>
 #include <cstring>
 #include <optional>
 
@@ -110,21 +109,12 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
   g.log("case " + c.name + " (" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + ")");
   CheckedRun run = checked_run(g, c, prepared);
   t.seconds = seconds_since(t0);
-  const std::string alone_note =
-      run.ran_alone_again ? "it timed out while other gradings shared the device, so it ran again with the device to "
-                            "itself and the same limit; this is that run's verdict\n"
-                          : "";
+  const std::string alone_note = run.ran_alone_again ? ran_alone_again_note() : "";
   if (run.out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, run.out);
     t.detail += alone_note;
-    if (run.out.kind == CaseOutcome::Kind::TimedOut && run.limit_s < g.backend->case_time_limit(c)) {
-      char buf[300];
-      std::snprintf(buf, sizeof buf,
-                    "its limit was %.1f s instead of %.0f s because an earlier case hung: a kernel that completes "
-                    "needs only the time for the case's work\n",
-                    run.limit_s, g.backend->case_time_limit(c));
-      t.detail += buf;
-    }
+    if (run.out.kind == CaseOutcome::Kind::TimedOut && run.limit_s < g.backend->case_time_limit(c))
+      t.detail += shortened_limit_note(run.limit_s, g.backend->case_time_limit(c));
     g.outcomes.push_back({c.m, c.k, c.n, false});
     g.counted.push_back({c.m, c.k, c.n, false, t.verdict, 0, 0, true, ""});
     return false;
@@ -141,9 +131,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
                       c.tolerance_factor};
   if (record_comparison(t, c, std::move(*run.cmp), run.differs, &data)) g.cases_reproduced.push_back(c.name);
   t.detail += alone_note;
-  if (const unsigned sms = run.out.reply.header.checked_launch_sms; sms > 0)
-    t.detail += "checked on a partition of " + std::to_string(sms) +
-                " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
+  if (const unsigned sms = run.out.reply.header.checked_launch_sms; sms > 0) t.detail += partition_note(sms);
   if (!run.out.reply.message.empty()) {
     note_out_of_bounds(t, run.out.reply.message);
     g.cases_out_of_bounds.push_back(c.name);
@@ -157,15 +145,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
     g.counted.push_back({c.m, c.k, c.n, true, "", run.loads.value_or(0), 0, run.loads.has_value(), run.counter_failed});
   else
     g.counted.push_back({c.m, c.k, c.n, true, "", h.global_loads, h.kernel_launches, true, ""});
-  if (run.out.extended) {
-    char buf[320];
-    std::snprintf(buf, sizeof buf,
-                  "took %.1f s, past its limit of %.0f s, which was extended because its blocks kept completing: "
-                  "the CPU backend runs blocks a few at a time, so a grid larger than C needs (or more K tiles "
-                  "than k has) costs time here that a GPU hides\n",
-                  t.seconds, run.out.limit_s);
-    t.detail += buf;
-  }
+  if (run.out.extended) t.detail += extended_limit_note(t.seconds, run.out.limit_s);
   g.outcomes.push_back({c.m, c.k, c.n, correct});
   return correct;
 }

@@ -2,9 +2,10 @@
 
 #include "compare/diagnosis_catalogue.h"
 #include "words/case_report.h"
+#include "words/check_report.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <optional>
 #include <string>
 
 namespace sg {
@@ -32,38 +33,6 @@ void symbols_check(const CheckContext& ctx, TestResult& t) {
 // grader/tools/gpu_check_structure.sh measures it on the GPU).
 constexpr double kReferenceReuse = 16;
 
-std::string fixed1(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-std::string count_text(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
-
-// What the compiled code shows: shared memory and a barrier.
-std::string static_verdict(const StructureReport& s) {
-  if (!s.found_kernel) return "mysgemm not found in the compiled code";
-  if (s.uses_shared && s.uses_barrier) return "mysgemm uses shared memory and a barrier";
-  if (!s.uses_shared && !s.uses_barrier) return "mysgemm uses neither shared memory nor __syncthreads";
-  if (!s.uses_shared) return "mysgemm does not use shared memory";
-  return "mysgemm never calls __syncthreads";
-}
-
-// Who counted the loads, as the check's detail names it.
-std::string counter_name(ReuseSource s) {
-  switch (s) {
-    case ReuseSource::CpuCount: return "the CPU layer";
-    case ReuseSource::PmSampling: return "the GPU's performance monitors";
-    case ReuseSource::Ncu:
-    case ReuseSource::Static: break;
-  }
-  return to_string(s);
-}
-
 // Passes on the data reuse the backend measured (ncu on the GPU) when it
 // can; where nothing counts loads, on the static structure, and says so.
 void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
@@ -81,16 +50,9 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
       reuse.factor = factor;
       reuse.loads = m.loads;
       t.status = factor >= c.min_reuse ? Status::Passed : Status::Failed;
-      t.verdict = "each value loaded from global memory is used " + fixed1(factor) +
-                  " times (the tiled reference: " + count_text(kReferenceReuse) +
-                  ", computed from its 16x16 tiles; naive: 1)";
-      if (t.status == Status::Failed) t.verdict += "; at least " + fixed1(c.min_reuse) + " is needed";
-      t.detail = counter_name(m.source) + " counted " + count_text(m.loads) + " warp-level global load instructions " +
-                 (m.kernels > 0 ? "in " + std::to_string(m.kernels) + " kernel launch" + (m.kernels == 1 ? "" : "es")
-                                : std::string("in one call of basicSgemm")) +
-                 " at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-                 std::to_string(c.n) + "; a one-thread-per-element kernel issues 2*m*n*k/32 = " +
-                 count_text(m.naive_loads) + " there\nin the compiled code: " + static_verdict(s) + "\n" + s.detail;
+      t.verdict = reuse_verdict(factor, kReferenceReuse,
+                                t.status == Status::Failed ? std::optional<double>(c.min_reuse) : std::nullopt);
+      t.detail = reuse_detail(m.source, m.loads, m.kernels, c, m.naive_loads, s);
       if (factor < c.min_reuse) t.diagnoses.push_back(make_diagnosis(DiagnosisId::StructureLowReuse));
       break;
     }
@@ -145,17 +107,9 @@ void register_tiling_check(const CheckContext& ctx, TestResult& t) {
     return;
   }
   const double f = *measured->factor;
-  if (f > 1.05 * kOneElementPerThreadReuse) {
-    t.status = Status::Passed;
-    t.verdict = "each value loaded from global memory is used " + fixed1(f) + " times, more than a tile of one "
-                "element of C per thread allows (" + count_text(kOneElementPerThreadReuse) +
-                "): several elements per thread (register tiling) or vector loads";
-  } else {
-    t.status = short_of_it;
-    t.verdict = "not seen: each value loaded from global memory is used " + fixed1(f) + " times; computing several "
-                "elements of C per thread from registers over larger tiles (register tiling) takes it past " +
-                count_text(kOneElementPerThreadReuse);
-  }
+  const bool seen = f > 1.05 * kOneElementPerThreadReuse;
+  t.status = seen ? Status::Passed : short_of_it;
+  t.verdict = register_tiling_verdict(seen, f, kOneElementPerThreadReuse);
   score_by_status(t);
 }
 

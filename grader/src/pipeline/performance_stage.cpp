@@ -1,10 +1,10 @@
 #include <algorithm>
-#include <cstdio>
 
 #include "measure/timed_case.h"
 #include "pipeline/case_run.h"
 #include "pipeline/stages.h"
 #include "words/case_report.h"
+#include "words/timing_log.h"
 #include "words/timing_report.h"
 
 namespace sg {
@@ -47,7 +47,7 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   // grading may be timing): the exclusive hold covers timed work only.
   RunnerSession& baseline = *g.baseline;
   const auto limit = [&g](const TimedCase& t) { return g.backend->case_time_limit(*t.c); };
-  const MeasureLog log = [&g](const std::string& line) { g.log(line); };
+  const MeasureLog log = [&g](const TakeNote& note) { g.log(take_log_line(note)); };
   const TakePolicy policy;
   const std::string& scratch = g.runner_config.scratch_dir;
   {
@@ -111,12 +111,7 @@ bool performance_check_stage(Grading& g) {
 bool timing_stage(Grading& g) {
   if (!g.to_time.empty()) time_cases(g, g.to_time);
   g.r.gpu_exclusive_time = g.backend->exclusive_seconds();
-  if (g.shared_holds > 0) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "shared GPU: %d untimed holds waited %.2f s in all", g.shared_holds,
-                  g.shared_wait_s);
-    g.log(buf);
-  }
+  if (g.shared_holds > 0) g.log(shared_holds_line(g.shared_holds, g.shared_wait_s));
   g.session->stop();
   g.baseline.reset();
   return true;

@@ -24,7 +24,7 @@ namespace {
 
 // Both ends are built from this header on one machine, so the header goes
 // over the wire as its raw bytes; pin the layout so a change is noticed.
-static_assert(sizeof(ReplyHeader) == 88 && std::is_trivially_copyable_v<ReplyHeader>,
+static_assert(sizeof(ReplyHeader) == 120 && std::is_trivially_copyable_v<ReplyHeader>,
               "ReplyHeader layout is part of the wire format");
 static_assert(sizeof(RunCaseRequest) == 56 && std::is_trivially_copyable_v<RunCaseRequest>,
               "RunCaseRequest layout is part of the wire format");
@@ -186,6 +186,21 @@ bool valid_status(ReplyStatus s) {
   return false;
 }
 
+// A fault kind this build knows, and allocation facts only with an access outside an allocation.
+bool valid_facts(const LaunchFacts& f) {
+  bool known = false;
+  switch (f.fault) {
+    case FaultKind::None:
+    case FaultKind::IllegalAddress:
+    case FaultKind::OutOfBounds:
+    case FaultKind::ThreadFault:
+      known = true;
+      break;
+  }
+  if (!known || f.fault_shared > 1) return false;
+  return f.fault == FaultKind::OutOfBounds || (f.fault_shared == 0 && f.fault_elements == 0);
+}
+
 // A sentence for a part of the reply that did not arrive whole.
 std::string failure_text(Io io, std::size_t got, std::size_t bytes, const char* what) {
   const std::string amount = std::to_string(got) + " of " + std::to_string(bytes) + " bytes";
@@ -259,6 +274,12 @@ bool read_reply_until(int fd, Reply& r, std::int32_t expect_m, std::int32_t expe
       error = "garbled reply: a figure that is not a finite number (" + std::to_string(figure) + ")";
       return false;
     }
+  }
+  if (!valid_facts(h.launch)) {
+    error = "garbled reply: facts no runner sends (fault kind " +
+            std::to_string(static_cast<std::uint32_t>(h.launch.fault)) + ", shared " +
+            std::to_string(h.launch.fault_shared) + ", elements " + std::to_string(h.launch.fault_elements) + ")";
+    return false;
   }
   if (h.message_len > kMaxMessageLen || h.block_race_len > kMaxMessageLen) {
     error = "reply message of " + std::to_string(std::max(h.message_len, h.block_race_len)) +

@@ -107,6 +107,35 @@ inline RunCaseRequest quit_request() {
   return q;
 }
 
+// What a runner knows of a fault that ended a case (LaunchFacts::fault).
+enum class FaultKind : std::uint32_t {
+  None = 0,
+  // The GPU's illegal address (cudaErrorIllegalAddress): the GPU does not say which access.
+  IllegalAddress = 1,
+  // The CPU layer: a kernel thread's access outside an allocation, named in the message with
+  // the thread and its block's shape; fault_shared and fault_elements describe the allocation.
+  OutOfBounds = 2,
+  // The CPU layer: another fault of a kernel thread (a wild address, a division by zero, a
+  // stack overflow), named in the message with the thread and its block's shape too.
+  ThreadFault = 3
+};
+
+// The submission's launch and its fault as facts, for the judge's words
+// (words/case_report.cpp): the judge never reads them out of a message.
+// 0 where the runner does not know.
+struct LaunchFacts {
+  // Block shape and grid (x, y): on the GPU the first launch of basicSgemm in
+  // a RunCase; on the CPU backend the launch whose thread faulted.
+  std::uint32_t block_x = 0, block_y = 0, grid_x = 0, grid_y = 0;
+  FaultKind fault = FaultKind::None;
+  // OutOfBounds only: 1 when the allocation is a __shared__ array the kernel
+  // declares (not a launch's dynamic shared memory), and its element count
+  // (0 where the CPU layer names no element type: types other than float,
+  // double and int, dynamic shared memory, buffers the submission allocates).
+  std::uint32_t fault_shared = 0;
+  std::uint64_t fault_elements = 0;
+};
+
 // Followed on the wire by: message (message_len bytes), block_race
 // (block_race_len bytes), then C (m*n floats) in an Ok reply to RunCase. Every figure here is the
 // runner's claim: it goes into a report, must match what the judge computes
@@ -134,6 +163,9 @@ struct ReplyHeader {
   std::uint32_t kernel_launches = 0;
   std::uint32_t block_race_len = 0;
   std::uint64_t racing_stores = 0;
+  // A RunCase's launch and fault (a CudaError, LaunchError or OutOfMemory reply says what ended
+  // the case; an Ok one may carry the launch too).
+  LaunchFacts launch;
 };
 
 // The file a SeededOutput of the sample of `seed` writes: m*n floats,

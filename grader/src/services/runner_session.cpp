@@ -338,6 +338,13 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
   out.judge_ms = 1000.0 * seconds_since(sent);
   if (r.header.nonce != q.nonce)
     return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner sent a reply to another request");
+  out.facts = r.header.launch;
+  // A runner that fails is ended; the facts of its reply stay with the case.
+  const auto failed = [this, &out](CaseOutcome::Kind kind, const std::string& cause) {
+    CaseOutcome ended = fail_and_reset(kind, cause);
+    ended.facts = out.facts;
+    return ended;
+  };
   switch (r.header.status) {
     case proto::ReplyStatus::Ok:
       out.kind = CaseOutcome::Kind::Ok;
@@ -351,9 +358,9 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
       out.cause = r.message;
       return out;  // the device still works: the runner carries on
     case proto::ReplyStatus::LaunchError:
-      return fail_and_reset(CaseOutcome::Kind::LaunchError, r.message);
+      return failed(CaseOutcome::Kind::LaunchError, r.message);
     case proto::ReplyStatus::CudaError:
-      return fail_and_reset(CaseOutcome::Kind::CudaError, "CUDA error: " + r.message);
+      return failed(CaseOutcome::Kind::CudaError, "CUDA error: " + r.message);
     default:
       return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner rejected the request: " + r.message);
   }

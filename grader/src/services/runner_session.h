@@ -58,6 +58,9 @@ struct CaseOutcome {
   Kind kind = Kind::Ok;
   std::string cause;        // for people: what happened, when not Ok
   proto::Reply reply;       // valid when Ok
+  // The launch and fault the runner's reply named (proto::LaunchFacts), kept
+  // when the case failed too: words/case_report.cpp says them.
+  proto::LaunchFacts facts;
   // The judge's steady clock from writing the request to reading the whole
   // reply (not the runner's start-up): a timed sample's time.
   double judge_ms = 0;

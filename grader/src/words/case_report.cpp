@@ -18,24 +18,29 @@ void mark_not_run(TestResult& t, const std::string& why, Status status) {
 
 namespace {
 
-// A fault message names the block shape: the CPU backend's ("... of block
-// (0,0) (blocks of 256x1 threads)"), and the GPU runner's note of the
-// submission's launch ("... (blocks of 256x1 threads, grid 256x1)"). A block of one row of threads for a
-// kernel with square shared tiles is the launch bug behind the overrun: the
-// kernel indexes its tiles with threadIdx.x up to blockDim.x - 1.
-std::optional<Diagnosis> block_shape_diagnosis(const std::string& cause) {
-  unsigned bx = 0, by = 0;
-  const std::size_t at = cause.find("(blocks of ");
-  if (at == std::string::npos || std::sscanf(cause.c_str() + at, "(blocks of %ux%u threads)", &bx, &by) != 2 ||
-      by != 1 || bx < 2)
-    return std::nullopt;
-  // The tile edge, where the overrun array is a square tile.
+// The runner named the faulting thread, and its block's shape, in its
+// message (the CPU layer's "... by thread (255,0) of block (0,0) (blocks of
+// 256x1 threads)"): nothing to add about the launch.
+bool thread_named(const proto::LaunchFacts& f) {
+  return f.fault == proto::FaultKind::OutOfBounds || f.fault == proto::FaultKind::ThreadFault;
+}
+
+// A launch the runner saw (a zero dimension is a fact too: a refused launch).
+bool launch_known(const proto::LaunchFacts& f) { return (f.block_x | f.block_y | f.grid_x | f.grid_y) != 0; }
+
+// A block of one row of threads for a kernel with square shared tiles is the
+// launch bug behind an overrun: the kernel indexes its tiles with threadIdx.x
+// up to blockDim.x - 1. Where the runner (the CPU layer) named the overrun
+// of a __shared__ array, the diagnosis points at it, and the tile edge is the
+// array's where its element count is a square.
+std::optional<Diagnosis> block_shape_diagnosis(const proto::LaunchFacts& f) {
+  const unsigned bx = f.block_x;
+  if (f.block_y != 1 || bx < 2) return std::nullopt;
+  const bool shared_array = f.fault == proto::FaultKind::OutOfBounds && f.fault_shared != 0;
   std::string tile = "TILE_SIZE";
-  unsigned long count = 0;
-  const std::size_t alloc = cause.find("(allocation of ");
-  if (cause.find("__shared__") != std::string::npos && alloc != std::string::npos &&
-      std::sscanf(cause.c_str() + alloc, "(allocation of %lu", &count) == 1) {
-    const auto edge = static_cast<unsigned long>(std::lround(std::sqrt(double(count))));
+  if (shared_array && f.fault_elements > 0) {
+    const unsigned long long count = f.fault_elements;
+    const auto edge = static_cast<unsigned long long>(std::llround(std::sqrt(double(count))));
     if (edge > 1 && edge * edge == count && edge < bx) tile = std::to_string(edge);
   }
   const std::string b = std::to_string(bx);
@@ -44,31 +49,67 @@ std::optional<Diagnosis> block_shape_diagnosis(const std::string& cause) {
                             " x 1 threads (blockDim.y = 1): threadIdx.y is always 0, "
                             "so only one row of each tile is loaded and computed, and threadIdx.x runs up to " +
                             std::to_string(bx - 1) + ", past the edge of a " + tile + " x " + tile + " tile" +
-                            (cause.find("__shared__") != std::string::npos ? " (the access named above)" : "") +
-                            " — launch dim3 block(" + tile + ", " + tile +
-                            ") and a two-dimensional grid, dim3 grid((n + " + tile + " - 1) / " + tile + ", (m + " +
-                            tile + " - 1) / " + tile + ")");
+                            (shared_array ? " (the access named above)" : "") + " — launch dim3 block(" + tile +
+                            ", " + tile + ") and a two-dimensional grid, dim3 grid((n + " + tile + " - 1) / " + tile +
+                            ", (m + " + tile + " - 1) / " + tile + ")");
 }
 
 }  // namespace
 
+std::string failure_cause(const CaseOutcome& o) {
+  const proto::LaunchFacts& f = o.facts;
+  if (!launch_known(f) || thread_named(f)) return o.cause;
+  return o.cause + " (blocks of " + std::to_string(f.block_x) + "x" + std::to_string(f.block_y) + " threads, grid " +
+         std::to_string(f.grid_x) + "x" + std::to_string(f.grid_y) + ")";
+}
+
 void record_runner_failure(TestResult& t, const CaseOutcome& o) {
   t.status = Status::Failed;
   t.score = 0;
+  const std::string cause = failure_cause(o);
   switch (o.kind) {
-    case CaseOutcome::Kind::TimedOut: t.verdict = o.cause + " (killed)"; break;
-    case CaseOutcome::Kind::Crashed: t.verdict = "crashed: " + o.cause; break;
-    case CaseOutcome::Kind::LaunchError: t.verdict = o.cause; break;
-    case CaseOutcome::Kind::OutOfMemory: t.verdict = o.cause; break;
-    default: t.verdict = o.cause; break;
+    case CaseOutcome::Kind::TimedOut: t.verdict = cause + " (killed)"; break;
+    case CaseOutcome::Kind::Crashed: t.verdict = "crashed: " + cause; break;
+    case CaseOutcome::Kind::LaunchError: t.verdict = cause; break;
+    case CaseOutcome::Kind::OutOfMemory: t.verdict = cause; break;
+    default: t.verdict = cause; break;
   }
-  if (auto shape = block_shape_diagnosis(o.cause)) t.diagnoses.push_back(*shape);
+  if (auto shape = block_shape_diagnosis(o.facts)) t.diagnoses.push_back(*shape);
   if (o.kind == CaseOutcome::Kind::TimedOut && o.extended)
     t.diagnoses.push_back(make_diagnosis(DiagnosisId::GridSlowOnCpu));
   else if (o.kind == CaseOutcome::Kind::TimedOut)
     t.diagnoses.push_back(make_diagnosis(DiagnosisId::HangTimeout));
-  if (o.kind == CaseOutcome::Kind::CudaError && o.cause.find("IllegalAddress") != std::string::npos)
+  if (o.kind == CaseOutcome::Kind::CudaError && o.facts.fault == proto::FaultKind::IllegalAddress)
     t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryIllegalAddress));
+}
+
+std::string ran_alone_again_note() {
+  return "it timed out while other gradings shared the device, so it ran again with the device to itself and the "
+         "same limit; this is that run's verdict\n";
+}
+
+std::string shortened_limit_note(double limit_s, double usual_s) {
+  char buf[300];
+  std::snprintf(buf, sizeof buf,
+                "its limit was %.1f s instead of %.0f s because an earlier case hung: a kernel that completes "
+                "needs only the time for the case's work\n",
+                limit_s, usual_s);
+  return buf;
+}
+
+std::string partition_note(unsigned sms) {
+  return "checked on a partition of " + std::to_string(sms) +
+         " SMs (as every case after the runner failed once); timed launches use the whole GPU\n";
+}
+
+std::string extended_limit_note(double took_s, double limit_s) {
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "took %.1f s, past its limit of %.0f s, which was extended because its blocks kept completing: "
+                "the CPU backend runs blocks a few at a time, so a grid larger than C needs (or more K tiles "
+                "than k has) costs time here that a GPU hides\n",
+                took_s, limit_s);
+  return buf;
 }
 
 std::string describe_comparison(const Comparison& cmp, int m, int n) {

@@ -16,6 +16,21 @@ void mark_not_run(TestResult& t, const std::string& why, Status status = Status:
 // The runner failed on this case (crash, timeout, CUDA error...).
 void record_runner_failure(TestResult& t, const CaseOutcome& outcome);
 
+// A runner failure's cause as a report says it: the session's cause, then the
+// launch's shape where the runner saw the launch but its message does not
+// name it (the GPU's: " (blocks of 256x1 threads, grid 64x1)").
+std::string failure_cause(const CaseOutcome& outcome);
+
+// Lines of a checked case's detail: it timed out beside other gradings and
+// ran again with the device to itself; its limit was cut to `limit_s` from
+// `usual_s` because an earlier case hung; it was checked on a partition of
+// `sms` SMs; it took `took_s`, past its limit `limit_s`, which was extended
+// while its blocks kept completing (the CPU backend).
+std::string ran_alone_again_note();
+std::string shortened_limit_note(double limit_s, double usual_s);
+std::string partition_note(unsigned sms);
+std::string extended_limit_note(double took_s, double limit_s);
+
 // Fills status, score, verdict and detail from a comparison. `data` (the
 // case's inputs and output) lets the diagnoses test hypotheses against it.
 // True where a bug's prediction reproduced the output (compare/diagnosis.h).

@@ -4,17 +4,49 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace sg {
 namespace {
 
 double round2(double x) { return std::round(x * 100.0) / 100.0; }
 
+std::string format(const char* fmt, double a, double b) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, a, b);
+  return buf;
+}
+
 }  // namespace
+
+std::string implausible_reason(const TimingEvidence& e, const Timing& t) {
+  const Implausibility found = implausibility(e, t);
+  std::vector<std::string> why;
+  if (found.outputs_wrong) {
+    const std::string counted = std::to_string(e.wrong_outputs) + " of " + std::to_string(e.student_ms.size()) +
+                                " samples; " + e.first_wrong_output + ")";
+    // An output file the grader could not read was tampered with after the
+    // runner wrote it: no claim about what the kernel computed.
+    why.push_back(e.unreadable_outputs > 0
+                      ? "the timed launches' outputs could not be checked: the files the runner wrote them to were "
+                        "replaced or cut (" + counted
+                      : "the timed launch's output was wrong: the kernel computed something else when timed (" + counted);
+  }
+  if (found.no_valid_timings) why.push_back("no valid timings");
+  if (found.no_longer_than_empty)
+    why.push_back(format("the student's requests took %.3f ms, no longer than one that launches nothing (%.3f ms)",
+                         median(e.student_ms), t.overhead_ms));
+  if (found.faster_than_cublas)
+    why.push_back(format("faster than cuBLAS allows (%.3f ms vs cuBLAS %.3f ms)", t.student_ms, t.cublas_ms));
+  std::string reason;
+  for (std::size_t i = 0; i < why.size(); ++i) reason += (i ? "; " : "") + why[i];
+  return reason;
+}
 
 Timing record_timing(TestResult& p, const TimedCase& timed) {
   const Case& c = *timed.c;
   Timing tm = evaluate_timing(timed.evidence);
+  tm.implausible_reason = implausible_reason(timed.evidence, tm);
   p.score = round2(performance_points(c.performance, tm));
   char buf[512];
   std::snprintf(buf, sizeof buf,

@@ -37,9 +37,21 @@ LoadCount take_load_count();
 // all; empty when there was none.
 std::string take_block_race_report(unsigned long long* stores = nullptr);
 
-// Called with the complete message of a fatal fault right before the process
-// exits with kFaultExitCode. Runs inside a signal handler: keep it to writes.
-using FatalHook = void (*)(const char* message, void* user);
+// A fatal fault as facts, beside its message (which says the same in words):
+// the faulting thread's launch and, for an access outside an allocation, what
+// the allocation is. 0 and false where there is none (a fault in host code).
+struct FaultFacts {
+  bool in_kernel = false;  // a kernel's thread faulted
+  unsigned block_x = 0, block_y = 0, grid_x = 0, grid_y = 0;  // that thread's launch
+  bool out_of_bounds = false;  // an access outside an allocation (before it, past it, in its red zone)
+  bool shared_array = false;   // that allocation is a __shared__ array (not dynamic shared memory)
+  unsigned long long elements = 0;  // its element count; 0 where it has no element type
+};
+
+// Called with the complete message of a fatal fault and its facts right
+// before the process exits with kFaultExitCode. Runs inside a signal handler:
+// keep it to writes.
+using FatalHook = void (*)(const char* message, const FaultFacts& facts, void* user);
 void set_fatal_hook(FatalHook hook, void* user);
 
 // Why the last failing call failed, in words (empty when nothing failed):

@@ -5,6 +5,7 @@
 
 #include "backends/gpu/pm_loads.h"
 #include "backends/load_count.h"
+#include "words/case_report.h"
 
 namespace sg {
 namespace {
@@ -79,7 +80,7 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
                                   [&] { return ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s); });
     }
     const bool completed = launch.out.kind == CaseOutcome::Kind::Ok;
-    counted = CountedCase{c.m, c.k, c.n, completed, launch.out.cause, launch.loads.value_or(0), 0,
+    counted = CountedCase{c.m, c.k, c.n, completed, failure_cause(launch.out), launch.loads.value_or(0), 0,
                           launch.loads.has_value(), launch.counter_failed};
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -13,12 +13,14 @@
 struct CudaFailure {
   sg::proto::ReplyStatus status;
   std::string message;
+  cudaError_t error = cudaSuccess;  // the call's, for the reply's facts (proto::LaunchFacts::fault)
 };
 
 inline bool check(cudaError_t err, const char* call, CudaFailure& f) {
   if (err == cudaSuccess) return true;
   f.status = (err == cudaErrorMemoryAllocation) ? sg::proto::ReplyStatus::OutOfMemory
                                                 : sg::proto::ReplyStatus::CudaError;
+  f.error = err;
   f.message = std::string(call) + " failed: " + cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
   return false;
 }
@@ -42,6 +44,7 @@ inline bool launch_ok(CudaFailure& fail) {
   if (launch == cudaSuccess) return true;
   const bool usable = cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess;
   fail.status = usable ? sg::proto::ReplyStatus::LaunchRefused : sg::proto::ReplyStatus::LaunchError;
+  fail.error = launch;
   fail.message = std::string("launch error after basicSgemm: ") + cudaGetErrorName(launch) + " (" +
                  cudaGetErrorString(launch) + ")";
   return false;

@@ -90,17 +90,18 @@ void checked_basic_sgemm(const sg::proto::RunCaseRequest& q, const float* a, con
 #endif
 }
 
-// " (blocks of 256x1 threads, grid 64x1)" for the message of a failed case,
-// in the words case_report.cpp reads; "" when no launch was seen.
-std::string launch_shape_note() {
+// The first launch's block shape and grid as the reply's facts (the judge's
+// words/case_report.cpp says them); left 0 when no launch was seen.
+void note_launch_shape(sg::proto::LaunchFacts& facts) {
 #ifndef SG_BASELINE_RUNNER
-  if (!g_launch_note.seen) return "";
+  if (!g_launch_note.seen) return;
   const LaunchNote& n = g_launch_note;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, " (blocks of %ux%u threads, grid %ux%u)", n.block.x, n.block.y, n.grid.x, n.grid.y);
-  return buf;
+  facts.block_x = n.block.x;
+  facts.block_y = n.block.y;
+  facts.grid_x = n.grid.x;
+  facts.grid_y = n.grid.y;
 #else
-  return "";
+  (void)facts;
 #endif
 }
 
@@ -150,10 +151,8 @@ bool run_case(const sg::proto::RunCaseRequest& q, const std::vector<float>& a, c
 
   const auto t0 = Clock::now();
   checked_basic_sgemm(q, d.a, d.b, d.c);
-  if (!launch_ok(fail) || !RUNNER_CHECK(cudaDeviceSynchronize())) {
-    fail.message += launch_shape_note();
-    return false;
-  }
+  note_launch_shape(r.header.launch);
+  if (!launch_ok(fail) || !RUNNER_CHECK(cudaDeviceSynchronize())) return false;
   r.header.checked_launch_wall_ms = ms_since(t0);
   r.header.checked_launch_sms = partition.sms();
   r.c.resize(mn);
@@ -447,6 +446,7 @@ int serve() {
     } else {
       r.header.status = fail.status;
       r.message = fail.message;
+      if (fail.error == cudaErrorIllegalAddress) r.header.launch.fault = sg::proto::FaultKind::IllegalAddress;
       r.c.clear();
       r.header.digest_a = r.header.digest_b = 0;
     }

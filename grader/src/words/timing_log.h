@@ -1,0 +1,18 @@
+// The grade log's lines about the measurement, for TAs tuning it: each take
+// of timed samples (measure/timed_case.h) and the waits for a shared GPU.
+#pragma once
+#include <string>
+
+#include "measure/timed_case.h"
+
+namespace sg {
+
+// "timing perf_2048", "timing the baselines of perf_2048 again after a pause
+// of 0.25 s: ..." as a take begins; "take 2 of perf_2048 (student): ..."
+// with its disturbance when it is done.
+std::string take_log_line(const TakeNote& note);
+
+// "shared GPU: 3 untimed holds waited 0.42 s in all".
+std::string shared_holds_line(int holds, double wait_s);
+
+}  // namespace sg
