@@ -76,6 +76,16 @@ class LoadWindow {
   virtual std::optional<double> close(std::string& why) = 0;
 };
 
+// The windows of one counted launch (backends/load_count.h): the counter is
+// opened once for all of them, inside an exclusive hold, and closed with this
+// object, before the hold ends.
+class LoadWindows {
+ public:
+  virtual ~LoadWindows() = default;
+  // A window, or nullptr and why where it cannot open.
+  virtual std::unique_ptr<LoadWindow> open(std::string& why) = 0;
+};
+
 // Where the sanitizer and structure checks run: the grading's runner and its settings.
 struct SanitizerContext {
   std::string runner;        // the runner binary
@@ -157,16 +167,13 @@ class Backend {
   // Whether measure_reuse needs the correctness cases' counts (ctx.counted):
   // then the structure check is graded after the cases.
   virtual bool reuse_after_cases() const { return false; }
-  // Whether checked launches can be counted by open_load_window (else the
+  // Whether checked launches can be counted by load_windows (else the
   // runner's reply counts, where it does: the CPU layer).
   virtual bool counts_from_outside() const { return false; }
-  // A window on the device's load counter, opened inside an exclusive hold
-  // (it counts the whole device) and closed before the hold ends; nullptr and
-  // why where it cannot open.
-  virtual std::unique_ptr<LoadWindow> open_load_window(std::string& why) {
-    why = "this backend counts no loads from outside";
-    return nullptr;
-  }
+  // Windows on the device's load counter for one counted launch, made inside
+  // an exclusive hold (it counts the whole device) and ended before the hold
+  // ends; nullptr where this backend counts nothing from outside.
+  virtual std::unique_ptr<LoadWindows> load_windows() { return nullptr; }
 
   // Empty when performance is measured here, else why not (for the report).
   virtual std::string why_not_timed() const = 0;

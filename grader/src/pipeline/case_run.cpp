@@ -42,7 +42,8 @@ bool counts_this_case(const Grading& g, const Case& c) {
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
-  CountedLaunch counted = count_launch_twice([&g](std::string& why) { return g.backend->open_load_window(why); },
+  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
+  CountedLaunch counted = count_launch_twice([&windows](std::string& why) { return windows->open(why); },
                                              [&] {
                                                return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s,
                                                                      CaseSchedule{g.r.seed, false});

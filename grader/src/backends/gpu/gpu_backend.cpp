@@ -130,7 +130,7 @@ class GpuBackend final : public Backend {
   // runner, so it waits for the cases (the runner is started and warm by then).
   bool reuse_after_cases() const override { return pm_counts_; }
   bool counts_from_outside() const override { return pm_counts_; }
-  std::unique_ptr<LoadWindow> open_load_window(std::string& why) override;
+  std::unique_ptr<LoadWindows> load_windows() override { return pm_windows(setup_.log); }
   std::optional<ReuseMeasurement> measure_reuse_pm(const Check& c, const SanitizerContext& ctx, std::string& why);
   ReuseMeasurement measure_reuse_ncu(const Check& c, const SanitizerContext& ctx);
   Sandbox tool_sandbox(const SanitizerContext& ctx) const;
@@ -395,17 +395,13 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   return measure_reuse_ncu(c, ctx);
 }
 
-std::unique_ptr<LoadWindow> GpuBackend::open_load_window(std::string& why) {
-  return open_pm_window(why, setup_.log);
-}
-
 std::optional<ReuseMeasurement> GpuBackend::measure_reuse_pm(const Check& c, const SanitizerContext& ctx,
                                                              std::string& why) {
   Case shape;  // a correctness case of the check's shape: its time limit
   shape.m = c.m;
   shape.k = c.k;
   shape.n = c.n;
-  const PmReuseRun run{[this] { return exclusive_hold(); }, [this](std::string& w) { return open_load_window(w); },
+  const PmReuseRun run{[this] { return exclusive_hold(); }, [this] { return load_windows(); },
                        case_time_limit(shape), setup_.log};
   return reuse_from_counters(c, ctx, run, why);
 }

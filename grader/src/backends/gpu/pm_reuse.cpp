@@ -12,39 +12,59 @@ namespace {
 
 constexpr std::chrono::milliseconds kQuietWindow{5};
 
-// PM sampling's window: the counter is enabled for the one launch only
-// (while enabled it keeps every other profiler, ncu included, off the device).
+// One window of PM sampling: the counter, started, is stopped at close.
 class PmWindow : public LoadWindow {
  public:
-  explicit PmWindow(std::unique_ptr<PmLoadCounter> counter) : counter_(std::move(counter)) {}
+  explicit PmWindow(PmLoadCounter& counter) : counter_(counter) {}
+  ~PmWindow() override {
+    std::string ignored;  // a window left open is stopped: the next one starts the counter again
+    if (!closed_) (void)counter_.stop(ignored);
+  }
   std::optional<double> close(std::string& why) override {
-    std::optional<double> loads = counter_->stop(why);
-    counter_.reset();
-    return loads;
+    closed_ = true;
+    return counter_.stop(why);
   }
 
  private:
+  PmLoadCounter& counter_;  // PmWindows' own, which outlives its windows
+  bool closed_ = false;
+};
+
+// The counter is enabled once for a launch's windows (enabling it costs some
+// tenths of a second, all inside the exclusive hold) and disabled with this object.
+class PmWindows : public LoadWindows {
+ public:
+  explicit PmWindows(std::function<void(const std::string&)> log) : log_(std::move(log)) {}
+  std::unique_ptr<LoadWindow> open(std::string& why) override {
+    if (!counter_) {
+      counter_ = PmLoadCounter::open(why);
+      if (!counter_) return nullptr;
+      if (log_) log_("load counter opened in " + std::to_string(counter_->setup_seconds()) + " s");
+    }
+    if (!counter_->start(why)) return nullptr;
+    // The device must be quiet before the launch: loads in an empty window come
+    // from work outside the grading's hold, and would be counted as its own.
+    std::this_thread::sleep_for(kQuietWindow);
+    const std::optional<double> before = counter_->stop(why);
+    if (!before) return nullptr;
+    if (*before > 0) {
+      why = "the device was not quiet before the launch (" + std::to_string(static_cast<long long>(*before)) +
+            " loads of other work in " + std::to_string(kQuietWindow.count()) + " ms)";
+      return nullptr;
+    }
+    if (!counter_->start(why)) return nullptr;
+    return std::make_unique<PmWindow>(*counter_);
+  }
+
+ private:
+  std::function<void(const std::string&)> log_;
   std::unique_ptr<PmLoadCounter> counter_;
 };
 
 }  // namespace
 
-std::unique_ptr<LoadWindow> open_pm_window(std::string& why, const std::function<void(const std::string&)>& log) {
-  std::unique_ptr<PmLoadCounter> counter = PmLoadCounter::open(why);
-  if (!counter || !counter->start(why)) return nullptr;
-  // The device must be quiet before the launch: loads in an empty window come
-  // from work outside the grading's hold, and would be counted as its own.
-  std::this_thread::sleep_for(kQuietWindow);
-  const std::optional<double> before = counter->stop(why);
-  if (!before) return nullptr;
-  if (*before > 0) {
-    why = "the device was not quiet before the launch (" + std::to_string(static_cast<long long>(*before)) +
-          " loads of other work in " + std::to_string(kQuietWindow.count()) + " ms)";
-    return nullptr;
-  }
-  if (!counter->start(why)) return nullptr;
-  if (log) log("load counter opened in " + std::to_string(counter->setup_seconds()) + " s");
-  return std::make_unique<PmWindow>(std::move(counter));
+std::unique_ptr<LoadWindows> pm_windows(const std::function<void(const std::string&)>& log) {
+  return std::make_unique<PmWindows>(log);
 }
 
 // The loads of the correctness case of the check's shape, counted around its
@@ -76,7 +96,8 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
     CountedLaunch launch;
     {
       const std::unique_ptr<DeviceHold> hold = run.exclusive_hold();
-      launch = count_launch_twice(run.open_window,
+      const std::unique_ptr<LoadWindows> windows = run.windows();
+      launch = count_launch_twice([&windows](std::string& w) { return windows->open(w); },
                                   [&] { return ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s); });
     }
     const bool completed = launch.out.kind == CaseOutcome::Kind::Ok;

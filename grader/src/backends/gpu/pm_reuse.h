@@ -10,15 +10,15 @@
 
 namespace sg {
 
-// A window on the device's load counter (PM sampling), enabled for one
-// launch only: while enabled it keeps every other profiler, ncu included,
-// off the device. nullptr and why where it cannot open.
-std::unique_ptr<LoadWindow> open_pm_window(std::string& why, const std::function<void(const std::string&)>& log);
+// Windows on the device's load counter (PM sampling) for one counted launch:
+// the counter is enabled at the first window and disabled with the object
+// (while enabled it keeps every other profiler, ncu included, off the device).
+std::unique_ptr<LoadWindows> pm_windows(const std::function<void(const std::string&)>& log);
 
 // What a count of its own needs from the backend.
 struct PmReuseRun {
   std::function<std::unique_ptr<DeviceHold>()> exclusive_hold;
-  std::function<std::unique_ptr<LoadWindow>(std::string&)> open_window;
+  std::function<std::unique_ptr<LoadWindows>()> windows;
   double time_limit_s = 0;  // a correctness case's of the check's shape
   std::function<void(const std::string&)> log;
 };
