@@ -213,6 +213,12 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
         deadlines[i] = now;
       }
       if (!children[i]->ended() && now < deadlines[i]) continue;
+      // A runner that ended right after answering left its answers in the
+      // pipe: they are read before it counts as gone (bounded by its requests).
+      while (children[i]->ended() &&
+             (gates[i].state == Gate::State::Starting || gates[i].state == Gate::State::InTurn) &&
+             reply_state(*children[i]) == ReplyFd::Reply)
+        on_answer(i, false);
       runs[i].exit = children[i]->wait(0, false);  // ended: reaps it; past its deadline or quiet: kills its group
       done[i] = true;
       --left;
