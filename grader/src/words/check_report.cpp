@@ -66,4 +66,13 @@ std::string register_tiling_verdict(bool seen, double factor, double bound) {
          "takes it past " + count_text(bound);
 }
 
+std::string reuse_not_completed(const std::string& cause) {
+  return "the kernel did not complete at the check's shape: " + cause;
+}
+
+std::string reuse_nothing_counted(bool no_launch) {
+  return no_launch ? "basicSgemm launched no kernel at the check's shape"
+                   : "the kernel loaded nothing from global memory at the check's shape";
+}
+
 }  // namespace sg

@@ -1,5 +1,6 @@
 // Sentences of the scored checks (pipeline/checks.cpp decides, these say):
-// the structure check's measured data reuse and the register-tiling feedback.
+// the structure check's measured data reuse (or why it was not measured) and
+// the register-tiling feedback.
 #pragma once
 #include <optional>
 #include <string>
@@ -28,5 +29,11 @@ std::string reuse_detail(ReuseSource counter, double loads, int kernels, const C
 // The register-tiling feedback on the measured reuse `factor`: `seen` when it
 // is past what a tile of one element of C per thread allows (`bound`).
 std::string register_tiling_verdict(bool seen, double factor, double bound);
+
+// Why the reuse was not measured: the kernel did not complete at the check's
+// shape (`cause`, the run's failure as a case's verdict says it); or it
+// completed and nothing was counted (`no_launch`: basicSgemm launched no kernel).
+std::string reuse_not_completed(const std::string& cause);
+std::string reuse_nothing_counted(bool no_launch);
 
 }  // namespace sg

@@ -17,6 +17,9 @@
 #include "compare/tolerance.h"
 #include "services/limits.h"
 #include "process/tool_run.h"
+#include "words/build_report.h"
+#include "words/check_report.h"
+#include "words/cpu_backend_lines.h"
 
 namespace sg {
 namespace {
@@ -51,7 +54,7 @@ class CpuBackend final : public Backend {
   explicit CpuBackend(const BackendSetup& s) : setup_(s), paths_(*s.paths) {}
 
   BackendKind kind() const override { return BackendKind::Cpu; }
-  std::string device() const override { return "host CPU (correctness only)"; }
+  std::string device() const override { return cpu_device_name(); }
 
   BuildOutput build(const std::string& kernel, const WorkDir& work) override;
   BuildOutput cpu_build_failed(const CpuBuildResult& b, const NvccView& nvcc, BuildOutput& out);
@@ -100,7 +103,7 @@ class CpuBackend final : public Backend {
   bool oracle_on_host() const override { return true; }
 
   void sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) override {
-    if (setup_.log) setup_.log("sanitizer (CPU backend: red zones, races between blocks, both thread orders)");
+    if (setup_.log) setup_.log(cpu_sanitizer_log_line());
     cpu_sanitizer_check(c, *ctx.runner_config, ctx.log_dir + "/" + c.name, ctx.seed, t);
   }
 
@@ -118,21 +121,14 @@ class CpuBackend final : public Backend {
 
 // g++ refused what nvcc may accept: the CPU layer covers a subset of CUDA.
 // Where nvcc compiled it, a limit of the CPU backend is never reported as
-// the student's compile error.
+// the student's compile error. This file decides; its sentences are made in
+// words/ (build_report, check_report, cpu_backend_lines), so one place words them.
 BuildOutput CpuBackend::cpu_build_failed(const CpuBuildResult& b, const NvccView& nvcc, BuildOutput& out) {
-  const std::string first = first_error_line(b.log);
-  out.why = "the submission did not build for the CPU backend";
-  if (!nvcc.ran) {
-    if (mentions_cpu_layer(b.log))
-      out.why += " (the compiler's message names the CPU layer, so this may be a limit of the CPU backend "
-                 "rather than an error in your code)";
-    return out;
-  }
+  out.why = cpu_build_failed_why(!nvcc.ran && mentions_cpu_layer(b.log));
+  if (!nvcc.ran) return out;
   if (!nvcc.compiled.ok) return out;  // nvcc refuses it too: the student's compile error
   out.state = GradeState::InternalError;
-  out.why = "not supported on the CPU backend: " + (first.empty() ? std::string("g++ refused kernel.cu") : first) +
-            ". nvcc compiles this kernel.cu, so this is a limit of the CPU backend, not an error in your code; "
-            "it needs grading on a GPU";
+  out.why = cpu_limit_nvcc_compiles_why(first_error_line(b.log));
   return out;
 }
 
@@ -159,24 +155,21 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   out.log = b.log;
   const auto reject = [&out](const std::vector<std::string>& problems) {
-    std::string why;
-    for (const auto& p : problems) why += (why.empty() ? "" : "; ") + p;
     out.state = GradeState::Rejected;
-    out.why = "rejected: " + why;
+    out.why = rejected_why(problems);
     return out;
   };
   // The symbol policy of an nvcc object, read on the object linked here.
   if (!b.rejected.empty()) return reject(b.rejected);
   if (b.depends_on_arch) {
     out.state = GradeState::InternalError;
-    out.why = "not supported on the CPU backend: " + first_line(b.log) +
-              ". This is a limit of the CPU backend, not an error in your code; it needs grading on a GPU";
+    out.why = depends_on_arch_why(first_line(b.log));
     return out;
   }
   if (!b.ok) return cpu_build_failed(b, nvcc, out);
   if (nvcc.ran && !nvcc.compiled.ok) {
     out.log += "\n" + nvcc.compiled.log;
-    out.why = "the submission did not compile with nvcc";
+    out.why = nvcc_refused_why();
     return out;
   }
   if (nvcc.ran && !nvcc.symbols.ok) return reject(nvcc.symbols.problems);
@@ -207,22 +200,19 @@ ReuseMeasurement CpuBackend::measure_reuse(const Check& c, const SanitizerContex
   if (!found) {
     // No correctness case of the check's shape: one checked launch of its own,
     // through the same runner and request as a case.
-    if (setup_.log)
-      setup_.log("structure: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-                 std::to_string(c.n));
+    if (setup_.log) setup_.log(structure_count_log_line(c.m, c.k, c.n));
     counted = count_loads_at(c, *ctx.runner_config, ctx.log_dir + "/" + c.name, ctx.seed);
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   r.kernels = static_cast<int>(counted.launches);
   if (!counted.completed) {
     r.outcome = ReuseMeasurement::Outcome::NotMeasured;
-    r.why = "the kernel did not complete at the check's shape: " + counted.verdict;
+    r.why = reuse_not_completed(counted.verdict);
     return r;
   }
   if (!std::isfinite(counted.warp_loads) || counted.warp_loads <= 0) {
     r.outcome = ReuseMeasurement::Outcome::NotMeasured;
-    r.why = counted.launches == 0 ? "basicSgemm launched no kernel at the check's shape"
-                                  : "the kernel loaded nothing from global memory at the check's shape";
+    r.why = reuse_nothing_counted(counted.launches == 0);
     return r;
   }
   r.outcome = ReuseMeasurement::Outcome::Measured;

@@ -10,7 +10,8 @@
 // (-fsanitize=kernel-address, every access a call: launch_tracking.h);
 // check the object's symbols with the policy nvcc objects get
 // (static_checks/symbol_policy.h); make its helpers local; link it with the
-// runner and the layer, memcpy, memmove and memset wrapped.
+// runner and the layer, memcpy, memmove and memset wrapped. The build log's
+// own lines are worded in words/build_report.h: sentences live in words/.
 #include "backends/cpu/cpu_build.h"
 
 #include <unistd.h>
@@ -31,6 +32,7 @@
 #include "static_checks/static_checks.h"
 #include "process/program_path.h"
 #include "process/tool_process.h"
+#include "words/build_report.h"
 
 namespace fs = std::filesystem;
 
@@ -79,13 +81,14 @@ Step run_step(const std::vector<std::string>& argv, const std::string& cwd, cons
   std::string error;
   std::optional<Child> child = Child::spawn(opts, error);
   if (!child) {
-    s.output = "could not start " + argv[0] + ": " + error;
+    s.output = tool_not_started(argv[0], error);
     return s;
   }
   const ExitInfo exit = child->wait(timeout_s > 0 ? timeout_s : 0.001);
   s.output = read_capped_text(log_file, kLogCap);
   s.ok = exit.exited && exit.code == 0;
-  if (!s.ok) s.output += (s.output.empty() || s.output.back() == '\n' ? "" : "\n") + argv[0] + " " + exit.describe() + "\n";
+  if (!s.ok)
+    s.output += (s.output.empty() || s.output.back() == '\n' ? "" : "\n") + tool_ended_line(argv[0], exit.describe());
   return s;
 }
 
@@ -128,25 +131,21 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
   fs::path kernel = kernel_cu;
   if (fs::is_directory(kernel, ec)) kernel /= "kernel.cu";
   std::string source;
-  if (!read_file(kernel.string(), source)) return finish(false, "cannot read " + kernel.string());
+  if (!read_file(kernel.string(), source)) return finish(false, cannot_read(kernel.string()));
 
   for (const std::string& need : {paths.include_dir + "/cudacpu.h", paths.library, paths.runner_object})
     if (!fs::exists(need, ec))
-      return finish(false, "the CPU backend is not built: " + need + " is missing (run make)");
+      return finish(false, cpu_backend_not_built(need));
   const std::string cxx = find_program(paths.cxx);
-  if (cxx.empty()) return finish(false, "the host compiler `" + paths.cxx + "` was not found in PATH");
+  if (cxx.empty()) return finish(false, host_compiler_missing(paths.cxx));
 
   const RewriteResult rw = rewrite_for_cpu(source, "kernel.cu");
-  if (!rw.ok()) {
-    std::string log = "kernel.cu cannot be built for the CPU backend:\n";
-    for (const std::string& p : rw.problems) log += p + "\n";
-    return finish(false, log);
-  }
+  if (!rw.ok()) return finish(false, cannot_build_for_cpu(rw.problems));
 
   fs::create_directories(workdir, ec);
   const fs::path dir = fs::absolute(workdir, ec);
   if (!write_file((dir / "cpu_kernel.cpp").string(), rw.source))
-    return finish(false, "cannot write " + (dir / "cpu_kernel.cpp").string());
+    return finish(false, cannot_write((dir / "cpu_kernel.cpp").string()));
   // The compiler quotes source lines from the file named in #line: let it
   // find the student's own text beside the rewritten one.
   const fs::path beside = dir / "kernel.cu";
@@ -180,22 +179,15 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
                               timeout_s - seconds_since(t0), sandbox);
     if (!pre.ok) return finish(false, log + student_facing_messages(pre.output, source));
     if (!read_capped((dir / out).string(), kPreprocessedCap, pass_text[pass]))
-      return finish(false, "kernel.cu is larger than " + std::to_string(kPreprocessedCap >> 20) +
-                               " MiB once preprocessed; it cannot be built for the CPU backend\n");
+      return finish(false, preprocessed_too_large(kPreprocessedCap >> 20));
   }
   if (pass_text[0] != pass_text[1]) {
     r.depends_on_arch = true;
-    return finish(false, "kernel.cu's code depends on __CUDA_ARCH__: nvcc compiles it once for the host and "
-                         "once for the GPU, and the two see different code; the CPU backend compiles host and "
-                         "device code in one pass and cannot give each its own view\n");
+    return finish(false, depends_on_arch_log());
   }
   pass_text[1].clear();
   const std::vector<std::string> escapes = scan_preprocessed(pass_text[0], "kernel.cu");
-  if (!escapes.empty()) {
-    std::string text = "kernel.cu cannot be built for the CPU backend:\n";
-    for (const std::string& e : escapes) text += e + "\n";
-    return finish(false, text);
-  }
+  if (!escapes.empty()) return finish(false, cannot_build_for_cpu(escapes));
   pass_text[0].clear();
 
   std::vector<std::string> compile = {cxx, "-x", "c++-cpp-output", "-std=c++17", "-O2", "-fno-strict-aliasing"};
@@ -206,7 +198,7 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
                                  timeout_s - seconds_since(t0), sandbox);
   log += student_facing_messages(compiled.output, source);
   if (log.find("cudacpu::launch") != std::string::npos)
-    log = "(On the CPU backend a kernel launch reads as ::cudacpu::launch(kernel, grid, block, ...).)\n" + log;
+    log = launch_spelling_note() + log;
   if (!compiled.ok) return finish(false, log);
   // The policy nvcc's object gets, on what is linked here.
   const SymbolReport symbols = check_cpu_symbols((dir / "cpu_kernel.o").string());
@@ -223,7 +215,7 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
                               "-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset", "-o", "cpu_runner"},
                              dir.string(), (dir / "cpu_link.log").string(), left, sandbox);
   log += link.output;
-  if (!link.ok) return finish(false, log + "linking the CPU runner failed\n");
+  if (!link.ok) return finish(false, log + runner_link_failed());
   r.runner = (dir / "cpu_runner").string();
   write_file((dir / "cpu_build.log").string(), log);
   return finish(true, log);

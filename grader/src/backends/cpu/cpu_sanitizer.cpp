@@ -8,7 +8,7 @@
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
 #include "compare/diagnosis_catalogue.h"
-#include "words/case_report.h"
+#include "words/sanitizer_report.h"
 #include "services/inputs.h"
 #include "services/limits.h"
 
@@ -25,11 +25,6 @@ CaseOutcome run_once(const Check& c, RunnerConfig rc, const std::string& log_dir
   CaseOutcome out = session.run(c.m, c.k, c.n, in.a, in.b, cpu_sanitizer_run_limit(c), CaseSchedule{seed, forward});
   session.stop();
   return out;
-}
-
-std::string element(std::size_t at, int n) {
-  return "C[" + std::to_string(at / static_cast<std::size_t>(n)) + "][" +
-         std::to_string(at % static_cast<std::size_t>(n)) + "]";
 }
 
 }  // namespace
@@ -50,48 +45,36 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
     runs.push_back(run_once(c, runner, log_dir, forward, in, seed));
     if (runs.back().kind != CaseOutcome::Kind::Ok) {
       t.status = Status::Failed;
-      t.verdict = std::string("the program failed") + (forward ? " with the threads in ascending order" : "") +
-                  ": " + runs.back().cause;
+      t.verdict = sanitizer_run_failed(forward, runs.back().cause);
       return;
     }
   }
-  std::vector<std::string> found;
+  // The facts of each finding, said in words/sanitizer_report.h; a finding's diagnosis is pushed in the same order.
+  SanitizerFindings f;
   // memcheck: the first stray access of the first run.
-  const std::string& stray = runs[0].reply.message;
-  if (!stray.empty()) {
-    found.push_back("memcheck found errors");
-    t.detail += "memcheck: " + stray + "\n";
-    t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryOutOfBounds));
-  }
+  f.stray = runs[0].reply.message;
+  if (!f.stray.empty()) t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryOutOfBounds));
   // Races between blocks: stores to an element another block wrote in the same launch.
-  if (const std::string& race = runs[0].reply.block_race; !race.empty()) {
-    found.push_back("blocks raced");
-    t.detail += "race between blocks: " + race + "\n";
-    t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceBetweenBlocks));
-  }
+  f.block_race = runs[0].reply.block_race;
+  if (!f.block_race.empty()) t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceBetweenBlocks));
   // racecheck: the two orders must agree up to rounding.
   std::vector<double> c64, abs_ab;
   host_oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
   const RunDifference d = differing_elements(c.m, c.n, c.k, runs[0].reply.c.data(), runs[1].reply.c.data(),
                                              abs_ab.data(), 2);
   if (d.count > 0) {
-    found.push_back("racecheck found errors");
-    t.detail += "racecheck: " + std::to_string(d.count) + " of " + std::to_string(runs[0].reply.c.size()) +
-                " elements of C depend on the order in which each block's threads run between barriers; " +
-                element(d.first, c.n) + " is " + std::to_string(runs[0].reply.c[d.first]) +
-                " with each block's threads in descending order and " +
-                std::to_string(runs[1].reply.c[d.first]) + " in ascending order\n";
+    f.differing = d.count;
+    f.elements = runs[0].reply.c.size();
+    f.row = d.first / static_cast<std::size_t>(c.n);
+    f.col = d.first % static_cast<std::size_t>(c.n);
+    f.descending = runs[0].reply.c[d.first];
+    f.ascending = runs[1].reply.c[d.first];
     t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceSharedMemory));
   }
-  if (found.empty()) {
-    t.status = Status::Passed;
-    t.verdict = "no out-of-bounds accesses, no races between blocks, and the same result with each block's threads "
-                "run in either order (the CPU backend's memcheck and racecheck)";
-    return;
-  }
-  t.status = Status::Failed;
-  t.verdict.clear();
-  for (const std::string& f : found) t.verdict += (t.verdict.empty() ? "" : "; ") + f;
+  const bool found = !f.stray.empty() || !f.block_race.empty() || f.differing > 0;
+  t.status = found ? Status::Failed : Status::Passed;
+  t.verdict = sanitizer_verdict(f);
+  t.detail += sanitizer_detail(f);
 }
 
 }  // namespace sg
