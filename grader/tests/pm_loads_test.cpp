@@ -94,18 +94,17 @@ class ListedWindow : public sg::LoadWindow {
   std::optional<double> loads_;
 };
 
-struct Listed {
+struct Listed : sg::LoadWindows {
+  Listed(std::vector<std::optional<double>> c, std::vector<bool> d) : counts(std::move(c)), completes(std::move(d)) {}
   std::vector<std::optional<double>> counts;
   std::vector<bool> completes;
   std::size_t opened = 0, launched = 0;
-  std::function<std::unique_ptr<sg::LoadWindow>(std::string&)> opener() {
-    return [this](std::string& why) -> std::unique_ptr<sg::LoadWindow> {
-      if (opened >= counts.size()) {
-        why = "cannot open";
-        return nullptr;
-      }
-      return std::make_unique<ListedWindow>(counts[opened++]);
-    };
+  std::unique_ptr<sg::LoadWindow> open(std::string& why) override {
+    if (opened >= counts.size()) {
+      why = "cannot open";
+      return nullptr;
+    }
+    return std::make_unique<ListedWindow>(counts[opened++]);
   }
   std::function<sg::CaseOutcome()> launcher() {
     return [this] {
@@ -123,35 +122,35 @@ struct Listed {
 // and say so; a launch that fails leaves no count and no counter complaint.
 TEST(CountLaunchTwice, OnlyTwoEqualCountsOfCompletedLaunchesStand) {
   Listed same{{4194304.0, 4194304.0}, {true, true}};
-  sg::CountedLaunch c = sg::count_launch_twice(same.opener(), same.launcher());
+  sg::CountedLaunch c = sg::count_launch_twice(same, same.launcher());
   EXPECT_EQ(c.loads, 4194304.0);
   EXPECT_EQ(same.launched, 2u);
 
   Listed differ{{4194304.0, 4194400.0}, {true, true}};
-  c = sg::count_launch_twice(differ.opener(), differ.launcher());
+  c = sg::count_launch_twice(differ, differ.launcher());
   EXPECT_EQ(c.loads, std::nullopt);
   EXPECT_NE(c.counter_failed.find("differed (4194304 and 4194400)"), std::string::npos) << c.counter_failed;
 
   Listed crash{{4194304.0, 4194304.0}, {false, true}};
-  c = sg::count_launch_twice(crash.opener(), crash.launcher());
+  c = sg::count_launch_twice(crash, crash.launcher());
   EXPECT_EQ(c.loads, std::nullopt);
   EXPECT_TRUE(c.counter_failed.empty()) << c.counter_failed;
   EXPECT_EQ(c.out.kind, sg::CaseOutcome::Kind::Crashed) << "the first launch's outcome is the case's";
   EXPECT_EQ(crash.launched, 1u) << "no second launch after a failed one";
 
   Listed again{{4194304.0, 4194304.0}, {true, false}};
-  c = sg::count_launch_twice(again.opener(), again.launcher());
+  c = sg::count_launch_twice(again, again.launcher());
   EXPECT_EQ(c.loads, std::nullopt);
   EXPECT_EQ(c.out.kind, sg::CaseOutcome::Kind::Ok);
   EXPECT_NE(c.counter_failed.find("made again"), std::string::npos) << c.counter_failed;
 
   Listed broken{{std::nullopt}, {true, true}};
-  c = sg::count_launch_twice(broken.opener(), broken.launcher());
+  c = sg::count_launch_twice(broken, broken.launcher());
   EXPECT_EQ(c.loads, std::nullopt);
   EXPECT_EQ(c.counter_failed, "the counter failed");
 
   Listed closed{{}, {true}};
-  c = sg::count_launch_twice(closed.opener(), closed.launcher());
+  c = sg::count_launch_twice(closed, closed.launcher());
   EXPECT_EQ(c.loads, std::nullopt);
   EXPECT_EQ(c.counter_failed, "cannot open");
   EXPECT_EQ(closed.launched, 1u) << "the launch is the case's: it runs even without a counter";

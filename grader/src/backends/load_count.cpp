@@ -4,13 +4,12 @@
 
 namespace sg {
 
-CountedLaunch count_launch_twice(const std::function<std::unique_ptr<LoadWindow>(std::string&)>& open_window,
-                                 const std::function<CaseOutcome()>& launch) {
+CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseOutcome()>& launch) {
   CountedLaunch c;
   std::optional<double> counts[2];
   for (int i = 0; i < 2; ++i) {
     std::string why;
-    std::unique_ptr<LoadWindow> window = open_window(why);
+    std::unique_ptr<LoadWindow> window = windows.open(why);
     CaseOutcome out = launch();
     const bool completed = out.kind == CaseOutcome::Kind::Ok;
     if (i == 0) c.out = std::move(out);

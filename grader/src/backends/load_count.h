@@ -1,5 +1,5 @@
-// Counting one checked launch through a LoadWindow (backend.h) that sees the
-// whole device: counted twice, the two counts must agree exactly.
+// Counting one checked launch through windows of a LoadWindows (backend.h)
+// that see the whole device: counted twice, the two counts must agree exactly.
 #pragma once
 #include <functional>
 #include <memory>
@@ -21,7 +21,6 @@ struct CountedLaunch {
 // other work shared a window (a process outside the GPU lock, a neighbour's
 // background kernels). The launch is made even where no window opens: it is
 // the case's. No second launch after a first that did not complete.
-CountedLaunch count_launch_twice(const std::function<std::unique_ptr<LoadWindow>(std::string&)>& open_window,
-                                 const std::function<CaseOutcome()>& launch);
+CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseOutcome()>& launch);
 
 }  // namespace sg

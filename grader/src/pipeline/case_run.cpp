@@ -43,11 +43,9 @@ void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& ru
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
   const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
-  CountedLaunch counted = count_launch_twice([&windows](std::string& why) { return windows->open(why); },
-                                             [&] {
-                                               return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s,
-                                                                     CaseSchedule{g.r.seed, false});
-                                             });
+  CountedLaunch counted = count_launch_twice(*windows, [&] {
+    return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+  });
   run.out = std::move(counted.out);
   run.loads = counted.loads;
   run.counter_failed = std::move(counted.counter_failed);

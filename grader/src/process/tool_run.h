@@ -58,8 +58,8 @@ using TakeTurn = std::function<GateTurn()>;
 // returns when all have ended, in the order given. Whatever they left running
 // is killed once, after the last one ends (an earlier sweep would take the
 // others with it), except `spared`: the caller's own live children (a
-// grading's runners, when a tool runs between its cases). `drop_privileges`: for commands that execute student code.
-// `sandbox`: for commands that read or run student code (process/sandbox.h).
+// grading's runners, when a tool runs between its cases). `drop_privileges`:
+// for commands that execute student code. `sandbox`: for commands that read or run student code (process/sandbox.h).
 // Gated commands (ToolCommand::requests): once every one still running waits
 // at its gate, `take_turn` is called once and their requests are sent; the
 // turn is kept as GateTurn says. For work whose start-up may

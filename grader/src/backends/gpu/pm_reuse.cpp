@@ -6,6 +6,7 @@
 #include "backends/gpu/pm_loads.h"
 #include "backends/load_count.h"
 #include "words/case_report.h"
+#include "words/check_report.h"
 
 namespace sg {
 namespace {
@@ -73,7 +74,7 @@ std::unique_ptr<LoadWindows> pm_windows(const std::function<void(const std::stri
 // student's runner, made as a case is. The window holds only the runner's own
 // work: its copies and the shared-memory zeroing issue no global loads. Each
 // launch is counted twice and the device must be quiet before each window
-// (open_pm_window): work of other processes never passes for the student's.
+// (PmWindows::open): work of other processes never passes for the student's.
 std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const SanitizerContext& ctx, const PmReuseRun& run,
                                                     std::string& why) {
   ReuseMeasurement r;
@@ -97,7 +98,7 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
     {
       const std::unique_ptr<DeviceHold> hold = run.exclusive_hold();
       const std::unique_ptr<LoadWindows> windows = run.windows();
-      launch = count_launch_twice([&windows](std::string& w) { return windows->open(w); },
+      launch = count_launch_twice(*windows,
                                   [&] { return ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s); });
     }
     const bool completed = launch.out.kind == CaseOutcome::Kind::Ok;
@@ -107,7 +108,7 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   r.outcome = ReuseMeasurement::Outcome::NotMeasured;
   if (!counted->completed) {
-    r.why = "the kernel did not complete at the check's shape: " + counted->verdict;
+    r.why = reuse_not_completed(counted->verdict);
     return r;
   }
   if (!counted->counted) {  // the counter failed, not the kernel
@@ -115,7 +116,7 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
     return std::nullopt;
   }
   if (counted->warp_loads <= 0) {
-    r.why = "the kernel loaded nothing from global memory at the check's shape";
+    r.why = reuse_nothing_counted(false);  // a launch that completed at the shape
     return r;
   }
   r.outcome = ReuseMeasurement::Outcome::Measured;
