@@ -321,16 +321,27 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   }, ctx.live_runners());
   // A tool that hung while other gradings shared the GPU may have waited on
   // their kernels: it counts only once seen alone, with the GPU to itself.
+  // The hung tools run again together, in one exclusive turn: each costs its
+  // quiet limit again, and one after the other they would hold the GPU twice as long.
   std::string again;
-  for (std::size_t i = 0; i < tools.size() && !setup_.gpu_lock.empty(); ++i) {
-    if (!sanitizer_tool_outcome(runs[i], shapes[i], kSanitizerQuietS).hung) continue;
-    log("sanitizer " + tools[i] + " hung beside other gradings: run again with the GPU to itself");
-    runs[i] = run_tools({commands[i]}, env, scratch, true, kLogCap, false, sandbox, [this]() {
-                GateTurn turn;
-                turn.whole = exclusive_hold();
-                return turn;
-              }, ctx.live_runners()).front();
-    again += tools[i] + " hung while other gradings shared the GPU, so it ran again with the GPU to itself\n";
+  std::vector<std::size_t> hung;
+  for (std::size_t i = 0; i < tools.size() && !setup_.gpu_lock.empty(); ++i)
+    if (sanitizer_tool_outcome(runs[i], shapes[i], kSanitizerQuietS).hung) hung.push_back(i);
+  if (!hung.empty()) {
+    std::vector<ToolCommand> rerun;
+    for (std::size_t i : hung) {
+      log("sanitizer " + tools[i] + " hung beside other gradings: run again with the GPU to itself");
+      rerun.push_back(commands[i]);
+    }
+    std::vector<ToolRun> alone = run_tools(rerun, env, scratch, true, kLogCap, false, sandbox, [this]() {
+      GateTurn turn;
+      turn.whole = exclusive_hold();
+      return turn;
+    }, ctx.live_runners());
+    for (std::size_t j = 0; j < hung.size(); ++j) {
+      runs[hung[j]] = std::move(alone[j]);
+      again += tools[hung[j]] + " hung while other gradings shared the GPU, so it ran again with the GPU to itself\n";
+    }
   }
   t.seconds = seconds_since(t0);
   if (const std::string over = check_tool_runs(*ctx.runner_config, runs, "compute-sanitizer"); !over.empty()) {
