@@ -40,9 +40,10 @@ bool counts_this_case(const Grading& g, const Case& c) {
 // open around it, twice (backends/load_count.h): the whole device is counted,
 // so the counts stand only where both agree. The first launch's outcome is the case's.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
+  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
+  windows->prepare();
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
-  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
   CountedLaunch counted = count_launch_twice(*windows, [&] {
     return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
   });
@@ -58,6 +59,13 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
   bool shared = false;
   if (counts_this_case(g, c)) {
     counted_run(g, c, in, run);
+  } else if (g.a_case_hung && !g.opts.gpu_lock.empty()) {
+    // Once a case has hung with the device to itself, the later ones run
+    // alone at once: a timeout beside others would be run again alone anyway,
+    // and a hang of its own would slow the neighbours' launches meanwhile.
+    g.log("case " + c.name + " runs with the device to itself: an earlier case hung alone");
+    const auto alone = g.backend->exclusive_hold();
+    run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
   } else {
     const auto hold = g.take_shared_hold();
     shared = hold != nullptr;
