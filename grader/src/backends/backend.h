@@ -82,9 +82,6 @@ class LoadWindow {
 class LoadWindows {
  public:
   virtual ~LoadWindows() = default;
-  // The counter's set-up that reserves nothing on the device, made before the
-  // exclusive hold is asked for (shorter holds); open() completes it.
-  virtual void prepare() {}
   // A window, or nullptr and why where it cannot open.
   virtual std::unique_ptr<LoadWindow> open(std::string& why) = 0;
 };
@@ -173,7 +170,7 @@ class Backend {
   // Whether checked launches can be counted by load_windows (else the
   // runner's reply counts, where it does: the CPU layer).
   virtual bool counts_from_outside() const { return false; }
-  // Windows on the device's load counter for one counted launch, opened inside
+  // Windows on the device's load counter for one counted launch, made inside
   // an exclusive hold (it counts the whole device) and ended before the hold
   // ends; nullptr where this backend counts nothing from outside.
   virtual std::unique_ptr<LoadWindows> load_windows() { return nullptr; }

@@ -40,10 +40,9 @@ bool counts_this_case(const Grading& g, const Case& c) {
 // open around it, twice (backends/load_count.h): the whole device is counted,
 // so the counts stand only where both agree. The first launch's outcome is the case's.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
-  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
-  windows->prepare();
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
+  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
   CountedLaunch counted = count_launch_twice(*windows, [&] {
     return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
   });

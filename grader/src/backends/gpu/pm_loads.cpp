@@ -50,7 +50,6 @@ std::string cupti_error(const char* call, CUptiResult e) {
 }  // namespace
 
 struct PmLoadCounter::State {
-  int device = 0;
   bool profiler_initialised = false;
   CUpti_Profiler_Host_Object* host = nullptr;
   CUpti_PmSampling_Object* pm = nullptr;
@@ -150,13 +149,7 @@ struct PmLoadCounter::State {
 
 bool PmLoadCounter::built() { return true; }
 
-#define SG_CUPTI(call)                                      \
-  if (const CUptiResult e_ = (call); e_ != CUPTI_SUCCESS) { \
-    why = cupti_error(#call, e_);                           \
-    return {};                                              \
-  }
-
-std::unique_ptr<PmLoadCounter> PmLoadCounter::prepare(std::string& why) {
+std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
   const auto t0 = std::chrono::steady_clock::now();
   int device = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
@@ -168,7 +161,11 @@ std::unique_ptr<PmLoadCounter> PmLoadCounter::prepare(std::string& why) {
     return nullptr;
   }
   auto s = std::make_unique<State>();
-  s->device = device;
+#define SG_CUPTI(call)                      \
+  if (const CUptiResult e_ = (call); e_ != CUPTI_SUCCESS) { \
+    why = cupti_error(#call, e_);           \
+    return nullptr;                         \
+  }
   auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
   SG_CUPTI(cuptiProfilerInitialize(&init));
   s->profiler_initialised = true;
@@ -202,40 +199,31 @@ std::unique_ptr<PmLoadCounter> PmLoadCounter::prepare(std::string& why) {
   image.configImageSize = s->config.size();
   image.pConfigImage = s->config.data();
   SG_CUPTI(cuptiProfilerHostGetConfigImage(&image));
-  std::unique_ptr<PmLoadCounter> counter(new PmLoadCounter(std::move(s)));
-  counter->prepare_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return counter;
-}
-
-bool PmLoadCounter::enable(std::string& why) {
-  State& s = *s_;
-  if (s.pm) return true;
-  const auto t0 = std::chrono::steady_clock::now();
   auto enable = params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
-  enable.deviceIndex = static_cast<std::size_t>(s.device);
+  enable.deviceIndex = static_cast<std::size_t>(device);
   SG_CUPTI(cuptiPmSamplingEnable(&enable));
-  s.pm = enable.pPmSamplingObject;
+  s->pm = enable.pPmSamplingObject;
   auto config = params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
-  config.pPmSamplingObject = s.pm;
-  config.configSize = s.config.size();
-  config.pConfig = s.config.data();
+  config.pPmSamplingObject = s->pm;
+  config.configSize = s->config.size();
+  config.pConfig = s->config.data();
   config.hardwareBufferSize = kHardwareBufferBytes;
   config.samplingInterval = kIntervalNs;
   config.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   config.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
   SG_CUPTI(cuptiPmSamplingSetConfig(&config));
-  const char* metrics[] = {kLoadMetric};
   auto data = params<CUpti_PmSampling_GetCounterDataSize_Params>(CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
-  data.pPmSamplingObject = s.pm;
+  data.pPmSamplingObject = s->pm;
   data.pMetricNames = metrics;
   data.numMetrics = 1;
   data.maxSamples = kMaxSamples;
   SG_CUPTI(cuptiPmSamplingGetCounterDataSize(&data));
-  s.data.resize(data.counterDataSize);
-  enable_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return true;
-}
+  s->data.resize(data.counterDataSize);
 #undef SG_CUPTI
+  std::unique_ptr<PmLoadCounter> counter(new PmLoadCounter(std::move(s)));
+  counter->setup_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return counter;
+}
 
 bool PmLoadCounter::start(std::string& why) {
   State& s = *s_;
@@ -290,14 +278,9 @@ struct PmLoadCounter::State {};
 
 bool PmLoadCounter::built() { return false; }
 
-std::unique_ptr<PmLoadCounter> PmLoadCounter::prepare(std::string& why) {
+std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
   why = "this grader was built without CUPTI's PM sampling";
   return nullptr;
-}
-
-bool PmLoadCounter::enable(std::string& why) {
-  why = "no PM sampling";
-  return false;
 }
 
 bool PmLoadCounter::start(std::string& why) {
@@ -313,12 +296,6 @@ std::optional<double> PmLoadCounter::stop(std::string& why) {
 #endif
 
 PmLoadCounter::PmLoadCounter(std::unique_ptr<State> s) : s_(std::move(s)) {}
-
-std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
-  std::unique_ptr<PmLoadCounter> counter = prepare(why);
-  if (!counter || !counter->enable(why)) return nullptr;
-  return counter;
-}
 PmLoadCounter::~PmLoadCounter() = default;
 
 }  // namespace sg

@@ -17,17 +17,12 @@ class PmLoadCounter {
  public:
   // Whether this judge was built with CUPTI's PM sampling (CUDA 12.6 or later).
   static bool built();
-  // The counter configured for the judge's current CUDA device on the host
-  // side only (CUPTI's profiler and the metric's configuration image), or
-  // nullptr and why not: it reserves nothing on the device, so it may be made
-  // before the exclusive hold is asked for.
-  static std::unique_ptr<PmLoadCounter> prepare(std::string& why);
-  // PM sampling enabled on the device, or false and why (no permission,
-  // another profiler holds the device, not supported). Enabled PM sampling
-  // keeps every other profiler off the device: enable it inside an exclusive
-  // hold and destroy the counter before the hold ends.
-  bool enable(std::string& why);
-  // prepare, then enable.
+  // PM sampling enabled on the judge's current CUDA device, or nullptr and
+  // why not (no permission, another profiler holds the device, not
+  // supported). Enabled PM sampling keeps every other profiler off the
+  // device: open it inside an exclusive hold and destroy it before the hold ends.
+  // All of it: even its host-side set-up, made before the hold, keeps another
+  // process's counter from enabling (CUPTI_ERROR_HARDWARE_BUSY, grader/bench/RESULTS.md).
   static std::unique_ptr<PmLoadCounter> open(std::string& why);
   ~PmLoadCounter();
   PmLoadCounter(const PmLoadCounter&) = delete;
@@ -38,17 +33,15 @@ class PmLoadCounter {
   // Ends it: the warp-level global (and local) load instructions every SM
   // executed in it, or nullopt and why (samples lost, a CUPTI call failed).
   std::optional<double> stop(std::string& why);
-  // The counter's set-up times, in seconds: the host side (prepare) and the device's (enable).
-  double prepare_seconds() const { return prepare_s_; }
-  double enable_seconds() const { return enable_s_; }
+  // The counter's set-up time (open), in seconds.
+  double setup_seconds() const { return setup_s_; }
 
   struct State;
 
  private:
   explicit PmLoadCounter(std::unique_ptr<State> s);
   std::unique_ptr<State> s_;
-  double prepare_s_ = 0;
-  double enable_s_ = 0;
+  double setup_s_ = 0;
 };
 
 }  // namespace sg

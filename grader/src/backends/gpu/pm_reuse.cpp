@@ -31,26 +31,16 @@ class PmWindow : public LoadWindow {
   bool closed_ = false;
 };
 
-// The counter is enabled once for a launch's windows and disabled with this
-// object. Its host side is prepared before the exclusive hold (prepare):
-// tenths of a second that no longer keep every other grading off the GPU.
+// The counter is enabled once for a launch's windows (enabling it costs some
+// tenths of a second, all inside the exclusive hold) and disabled with this object.
 class PmWindows : public LoadWindows {
  public:
   explicit PmWindows(std::function<void(const std::string&)> log) : log_(std::move(log)) {}
-  void prepare() override {
-    std::string why;  // a failure here is met again inside the hold, where open() tries from the start
-    counter_ = PmLoadCounter::prepare(why);
-  }
   std::unique_ptr<LoadWindow> open(std::string& why) override {
-    if (!enabled_) {
-      // Prepared beside other work, the counter may not enable: made again, in the hold.
-      if (counter_ && !counter_->enable(why)) counter_.reset();
-      if (!counter_) counter_ = PmLoadCounter::open(why);
+    if (!counter_) {
+      counter_ = PmLoadCounter::open(why);
       if (!counter_) return nullptr;
-      enabled_ = true;
-      if (log_)
-        log_("load counter prepared in " + std::to_string(counter_->prepare_seconds()) + " s, enabled in " +
-             std::to_string(counter_->enable_seconds()) + " s");
+      if (log_) log_("load counter opened in " + std::to_string(counter_->setup_seconds()) + " s");
     }
     if (!counter_->start(why)) return nullptr;
     // The device must be quiet before the launch: loads in an empty window come
@@ -70,7 +60,6 @@ class PmWindows : public LoadWindows {
  private:
   std::function<void(const std::string&)> log_;
   std::unique_ptr<PmLoadCounter> counter_;
-  bool enabled_ = false;
 };
 
 }  // namespace
@@ -107,9 +96,8 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
     const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
     CountedLaunch launch;
     {
-      const std::unique_ptr<LoadWindows> windows = run.windows();
-      windows->prepare();
       const std::unique_ptr<DeviceHold> hold = run.exclusive_hold();
+      const std::unique_ptr<LoadWindows> windows = run.windows();
       launch = count_launch_twice(*windows,
                                   [&] { return ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s); });
     }
