@@ -306,9 +306,10 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   }
   // Both tools at once: most of a tool's time is its own start-up on the
   // CPU, which the two then overlap. The GPU is held (shared) from when both
-  // runners have answered their Ping, their CUDA contexts made, until both
-  // tools have ended: a timing elsewhere waits for the checked launches and
-  // the tools' ending, not for their start-up.
+  // runners have answered their Ping, their CUDA contexts made, until their
+  // last checked launch has answered: a timing elsewhere waits for those
+  // launches only, not for the tools' start-up or ending (a timing waiting
+  // behind the sanitizer's hold keeps every other grading waiting too).
   log("sanitizer memcheck (" + std::to_string(mem_shapes.size()) + " shapes) and racecheck (" + race_shape.label + ")");
   const auto t0 = Clock::now();
   const std::string& scratch = ctx.runner_config->scratch_dir;
@@ -316,7 +317,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   const std::vector<std::string> env = runner_environment(scratch);
   std::vector<ToolRun> runs = run_tools(commands, env, scratch, true, kLogCap, false, sandbox, [this]() {
     GateTurn turn;
-    turn.whole = shared_hold();
+    turn.critical = shared_hold();
     return turn;
   }, ctx.live_runners());
   // A tool that hung while other gradings shared the GPU may have waited on
