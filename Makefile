@@ -52,8 +52,12 @@ CLI11_INC := $(patsubst %/CLI/CLI.hpp,%,$(firstword $(wildcard /usr/include/CLI/
 MD_INC := $(patsubst %/sha2.h,%,$(firstword $(wildcard /usr/include/sha2.h .devcarry/libmd/usr/include/sha2.h)))
 MD_LIB := $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libmd.a /usr/lib/aarch64-linux-gnu/libmd.a \
             .devcarry/libmd/usr/lib/x86_64-linux-gnu/libmd.a) -lmd)
+# fmt (the numbers in the sentences of grader/src/words/), used header-only: Debian's libfmt-dev,
+# or .devcarry/fmt (that package unpacked with `dpkg -x`).
+FMT_INC := $(patsubst %/fmt/format.h,%,$(firstword $(wildcard /usr/include/fmt/format.h .devcarry/fmt/usr/include/fmt/format.h)))
+CXXFLAGS += -DFMT_HEADER_ONLY
 # Headers found outside /usr/include (the .devcarry copies) come in as system headers.
-CXXFLAGS += $(addprefix -isystem ,$(sort $(filter-out /usr/include,$(SECCOMP_INC) $(CLI11_INC) $(MD_INC))))
+CXXFLAGS += $(addprefix -isystem ,$(sort $(filter-out /usr/include,$(SECCOMP_INC) $(CLI11_INC) $(MD_INC) $(FMT_INC))))
 # CUPTI's PM sampling (CUDA 12.6+) counts the structure check's loads; without it, ncu does.
 CUPTI_LIB := $(if $(wildcard $(CUDA_INC)/cupti_pmsampling.h),$(if $(wildcard $(CUDA_LIB)/libcupti.so),-lcupti))
 LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas $(CUPTI_LIB) -lcudart_static $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes sure the kit's build dependencies are present: yaml-cpp, nlohmann-json,
-# GoogleTest, libseccomp, CLI11, libmd and bubblewrap (the CUDA Toolkit itself
+# GoogleTest, libseccomp, CLI11, libmd, fmt and bubblewrap (the CUDA Toolkit itself
 # must already be installed).
 # As root on Debian/Ubuntu it installs what is missing; otherwise it prints
 # the exact command and fails.
@@ -32,6 +32,8 @@ have_header seccomp.h || [ -e "$(dirname "$0")/../../.devcarry/seccomp/usr/inclu
 # .devcarry/ (the Makefile's CLI11_INC, MD_INC and MD_LIB).
 have_header CLI/CLI.hpp || [ -e "$(dirname "$0")/../../.devcarry/cli11/usr/include/CLI/CLI.hpp" ] || missing+=(libcli11-dev)
 have_header sha2.h || [ -e "$(dirname "$0")/../../.devcarry/libmd/usr/include/sha2.h" ] || missing+=(libmd-dev)
+# The sentences' numbers (grader/src/words/, fmt, used header-only).
+have_header fmt/format.h || [ -e "$(dirname "$0")/../../.devcarry/fmt/usr/include/fmt/format.h" ] || missing+=(libfmt-dev)
 # The daemons live in /usr/sbin, which a non-root PATH may lack.
 have_program() { command -v "$1" >/dev/null || [ -x "/usr/sbin/$1" ]; }
 optional=()

@@ -2,20 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace sg {
 namespace {
 
 double round2(double x) { return std::round(x * 100.0) / 100.0; }
-
-std::string format(const char* fmt, double a, double b) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, a, b);
-  return buf;
-}
 
 }  // namespace
 
@@ -34,10 +29,10 @@ std::string implausible_reason(const TimingEvidence& e, const Timing& t) {
   }
   if (found.no_valid_timings) why.push_back("no valid timings");
   if (found.no_longer_than_empty)
-    why.push_back(format("the student's requests took %.3f ms, no longer than one that launches nothing (%.3f ms)",
-                         median(e.student_ms), t.overhead_ms));
+    why.push_back(fmt::format("the student's requests took {:.3f} ms, no longer than one that launches nothing ({:.3f} ms)",
+                              median(e.student_ms), t.overhead_ms));
   if (found.faster_than_cublas)
-    why.push_back(format("faster than cuBLAS allows (%.3f ms vs cuBLAS %.3f ms)", t.student_ms, t.cublas_ms));
+    why.push_back(fmt::format("faster than cuBLAS allows ({:.3f} ms vs cuBLAS {:.3f} ms)", t.student_ms, t.cublas_ms));
   std::string reason;
   for (std::size_t i = 0; i < why.size(); ++i) reason += (i ? "; " : "") + why[i];
   return reason;
@@ -48,29 +43,24 @@ Timing record_timing(TestResult& p, const TimedCase& timed) {
   Timing tm = evaluate_timing(timed.evidence);
   tm.implausible_reason = implausible_reason(timed.evidence, tm);
   p.score = round2(performance_points(c.performance, tm));
-  char buf[512];
-  std::snprintf(buf, sizeof buf,
-                "speedup %.3f vs the reference tiled kernel (%.3f ms vs %.3f ms; full points at %.2f, none at %.2f); "
-                "%.0f GFLOP/s, %.1f%% of cuBLAS",
-                tm.speedup, tm.student_ms, tm.reference_ms, c.performance.full_at, c.performance.zero_at,
-                tm.student_gflops, tm.cublas_gflops > 0 ? 100.0 * tm.student_gflops / tm.cublas_gflops : 0.0);
-  p.verdict = buf;
-  std::snprintf(buf, sizeof buf,
-                "median of %d samples; student %.3f ms (spread %.1f%%), reference %.3f ms, naive %.3f ms, cuBLAS %.3f ms\n"
-                "timed by CUDA events, never below the grader's clock less the request's overhead and 3%% "
-                "(%.3f ms, from the fastest quarter of requests; a request that launches nothing: %.3f ms); every timed output "
-                "checked (digest and Freivalds' test)\n",
-                tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms,
-                tm.student_floor_ms, tm.overhead_ms);
-  p.detail = buf;
+  p.verdict = fmt::format(
+      "speedup {:.3f} vs the reference tiled kernel ({:.3f} ms vs {:.3f} ms; full points at {:.2f}, none at {:.2f}); "
+      "{:.0f} GFLOP/s, {:.1f}% of cuBLAS",
+      tm.speedup, tm.student_ms, tm.reference_ms, c.performance.full_at, c.performance.zero_at, tm.student_gflops,
+      tm.cublas_gflops > 0 ? 100.0 * tm.student_gflops / tm.cublas_gflops : 0.0);
+  p.detail = fmt::format(
+      "median of {} samples; student {:.3f} ms (spread {:.1f}%), reference {:.3f} ms, naive {:.3f} ms, cuBLAS {:.3f} ms\n"
+      "timed by CUDA events, never below the grader's clock less the request's overhead and 3% "
+      "({:.3f} ms, from the fastest quarter of requests; a request that launches nothing: {:.3f} ms); every timed output "
+      "checked (digest and Freivalds' test)\n",
+      tm.samples, tm.student_ms, 100 * tm.student_spread, tm.reference_ms, tm.naive_ms, tm.cublas_ms,
+      tm.student_floor_ms, tm.overhead_ms);
   const TimingEvidence& e = timed.evidence;
-  if (!e.yardstick_event_ms.empty()) {
-    std::snprintf(buf, sizeof buf,
-                  "the reference's pace (events): %.3f ms before the student's samples, %.3f ms between them, "
-                  "%.3f ms with the baselines\n",
-                  median(e.yardstick_event_ms), median(e.probe_event_ms), median(e.reference_event_ms));
-    p.detail += buf;
-  }
+  if (!e.yardstick_event_ms.empty())
+    p.detail += fmt::format(
+        "the reference's pace (events): {:.3f} ms before the student's samples, {:.3f} ms between them, "
+        "{:.3f} ms with the baselines\n",
+        median(e.yardstick_event_ms), median(e.probe_event_ms), median(e.reference_event_ms));
   if (tm.student_floor_used)
     p.detail += "the runner's own event times were below the grader's clock: the grader's figure was used\n";
   if (timed.student_takes > 1 || timed.baseline_takes > 1)
@@ -79,13 +69,11 @@ Timing record_timing(TestResult& p, const TimedCase& timed) {
                 "than 3% slower than its fastest launch): the student's " +
                 std::to_string(timed.student_takes) + " time(s), the baselines' " +
                 std::to_string(timed.baseline_takes) + " time(s); the least disturbed kept\n";
-  if (std::max(timed.student_disturbance, timed.baseline_disturbance) > kDisturbedSpread) {
-    std::snprintf(buf, sizeof buf,
-                  "every take was disturbed (the kept ones by %.1f%%, the student's, and %.1f%%, the baselines'): "
-                  "this speedup is less certain; grading the submission alone gives a quiet GPU\n",
-                  100 * timed.student_disturbance, 100 * timed.baseline_disturbance);
-    p.detail += buf;
-  }
+  if (std::max(timed.student_disturbance, timed.baseline_disturbance) > kDisturbedSpread)
+    p.detail += fmt::format(
+        "every take was disturbed (the kept ones by {:.1f}%, the student's, and {:.1f}%, the baselines'): "
+        "this speedup is less certain; grading the submission alone gives a quiet GPU\n",
+        100 * timed.student_disturbance, 100 * timed.baseline_disturbance);
   if (tm.timed_output_wrong) {
     p.verdict = "no performance points: " + tm.implausible_reason;
     p.status = Status::Failed;
