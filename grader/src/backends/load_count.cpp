@@ -1,6 +1,6 @@
 #include "backends/load_count.h"
 
-#include <cstdio>
+#include "words/check_report.h"
 
 namespace sg {
 
@@ -15,7 +15,7 @@ CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseO
     if (i == 0) c.out = std::move(out);
     if (window) counts[i] = window->close(why);
     if (!completed) {
-      if (i == 1) c.counter_failed = "the launch, made again to be counted a second time, did not complete";
+      if (i == 1) c.counter_failed = recount_not_completed();
       return c;
     }
     if (!counts[i]) {
@@ -24,10 +24,7 @@ CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseO
     }
   }
   if (*counts[0] != *counts[1]) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "two counts of the same launch differed (%.0f and %.0f): other work shared the device",
-                  *counts[0], *counts[1]);
-    c.counter_failed = buf;
+    c.counter_failed = counts_differed(*counts[0], *counts[1]);
     return c;
   }
   c.loads = counts[0];

@@ -3,6 +3,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/gpu/gpu_backend.h"
 #include "services/submission.h"
+#include "words/gpu_backend_lines.h"
 
 namespace sg {
 
@@ -17,11 +18,11 @@ std::unique_ptr<Backend> make_backend(std::optional<BackendKind> requested, cons
     device = describe_device();
     if (!kind) kind = device->present ? BackendKind::Gpu : BackendKind::Cpu;
     if (kind == BackendKind::Gpu && !device->present)
-      throw UsageError("--backend gpu: no usable GPU (" + device->why_not + ")");
+      throw UsageError(no_usable_gpu(device->why_not));
   }
   switch (*kind) {
     case BackendKind::Gpu:
-      if (setup.paths->nvcc.empty()) throw UsageError("--backend gpu: nvcc not found (PATH, /usr/local/cuda/bin)");
+      if (setup.paths->nvcc.empty()) throw UsageError(nvcc_not_found());
       return make_gpu_backend(setup, device);
     case BackendKind::Cpu:
       return make_cpu_backend(setup);

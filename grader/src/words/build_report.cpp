@@ -39,6 +39,16 @@ std::string depends_on_arch_why(const std::string& first_line) {
 
 std::string nvcc_refused_why() { return "the submission did not compile with nvcc"; }
 
+std::string did_not_compile_why() { return "the submission did not compile"; }
+
+std::string runner_not_linked_why() { return "the runner could not be linked with the submission"; }
+
+std::string defines_grader_symbol_why() {
+  return "rejected: the submission defines a symbol the grader or the CUDA runtime defines (see the link log)";
+}
+
+std::string baseline_runner_missing_why() { return "internal error: the grader's baseline runner is missing"; }
+
 std::string tool_not_started(const std::string& tool, const std::string& error) {
   return "could not start " + tool + ": " + error;
 }
@@ -77,5 +87,19 @@ std::string launch_spelling_note() {
 }
 
 std::string runner_link_failed() { return "linking the CPU runner failed\n"; }
+
+std::string static_check_rejection_log(const std::vector<std::string>& problems) {
+  std::string log = "\nrejected by the static checks:\n";
+  for (const std::string& p : problems) log += "  " + p + "\n";
+  return log;
+}
+
+std::string gpu_runner_link_failed_log(const std::string& how, const std::string& output) {
+  return "\nlinking the runner failed (" + how + "):\n" + output;
+}
+
+std::string baseline_runner_missing_log(const std::string& path, const std::string& error) {
+  return "\nthe grader's baseline runner is missing (" + path + ": " + error + "); run `make` first\n";
+}
 
 }  // namespace sg

@@ -1,6 +1,7 @@
-// Sentences of a build (backends/cpu/cpu_backend.cpp and cpu_build.cpp
-// decide, these say): why a build stopped, as a report's verdict says it,
-// and the lines the CPU backend's build adds to the build log students read.
+// Sentences of a build (backends/cpu/cpu_backend.cpp, cpu_build.cpp and
+// backends/gpu/gpu_backend.cpp decide, these say): why a build stopped, as a
+// report's verdict says it, and the lines each backend's build adds to the
+// build log students read.
 #pragma once
 #include <cstddef>
 #include <string>
@@ -19,6 +20,13 @@ std::string cpu_limit_nvcc_compiles_why(const std::string& first_error);
 // The code differs with __CUDA_ARCH__; `first_line` is the log's first line.
 std::string depends_on_arch_why(const std::string& first_line);
 std::string nvcc_refused_why();
+// The GPU backend's: nvcc refused kernel.cu; the runner could not be linked
+// with it; the link found a symbol the grader or the CUDA runtime defines too;
+// the grader's own baseline runner is missing (not the student's doing).
+std::string did_not_compile_why();
+std::string runner_not_linked_why();
+std::string defines_grader_symbol_why();
+std::string baseline_runner_missing_why();
 
 // Lines of the CPU build's log, each ending in "\n" where the log goes on
 // after it. A tool that could not start, or ended badly (`how`: the exit as
@@ -39,5 +47,12 @@ std::string depends_on_arch_log();
 // The line before compiler messages that name the layer's launch call.
 std::string launch_spelling_note();
 std::string runner_link_failed();
+// The GPU build's log: the symbol policy's problems, one a line; the runner's
+// link failed (`how`: the link's end as process/ describes it, or why it did
+// not start) with the linker's `output`; the baseline runner at `path` could
+// not be copied (`error`).
+std::string static_check_rejection_log(const std::vector<std::string>& problems);
+std::string gpu_runner_link_failed_log(const std::string& how, const std::string& output);
+std::string baseline_runner_missing_log(const std::string& path, const std::string& error);
 
 }  // namespace sg

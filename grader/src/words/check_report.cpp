@@ -75,4 +75,66 @@ std::string reuse_nothing_counted(bool no_launch) {
                    : "the kernel loaded nothing from global memory at the check's shape";
 }
 
+std::string recount_not_completed() {
+  return "the launch, made again to be counted a second time, did not complete";
+}
+
+std::string counts_differed(double first, double second) {
+  return "two counts of the same launch differed (" + count_text(first) + " and " + count_text(second) +
+         "): other work shared the device";
+}
+
+std::string ncu_not_installed() { return "ncu (Nsight Compute) is not installed on this machine"; }
+
+std::string ncu_counters_admin_only(bool admin_setting) {
+  return admin_setting ? "ncu could not read the GPU's counters (the driver lets only administrators read them: "
+                         "RmProfilingAdminOnly=1)"
+                       : "ncu could not read the GPU's counters (ERR_NVGPUCTRPERM)";
+}
+
+std::string ncu_profiler_busy(int tries) {
+  return "ncu could not get the GPU's profiler (another profiling tool held it " + std::to_string(tries) + " times)";
+}
+
+std::string ncu_not_started(const std::string& error) { return "ncu could not start: " + error; }
+
+std::string ncu_kernel_incomplete(int m, int k, int n, const std::string& reason, const std::string& ncu_said) {
+  return "the kernel did not complete under ncu at " + std::to_string(m) + "x" + std::to_string(k) + "x" +
+         std::to_string(n) + " (" + reason + ncu_said + ")";
+}
+
+std::string ncu_hung_before_launch(double quiet_s) {
+  return "it had not reached its launch after " + std::to_string(static_cast<int>(quiet_s)) + " s: it hung before it";
+}
+
+std::string ncu_went_quiet(double quiet_s) {
+  return "no progress for " + std::to_string(static_cast<int>(quiet_s)) + " s once it had the profiler: the kernel hung";
+}
+
+std::string ncu_launch_failed(const std::string& refused) { return "the launch failed: " + refused; }
+
+std::string ncu_ended_before_launch(const std::string& how) {
+  return "it ended before its launch completed: " + how;
+}
+
+std::string no_global_load() { return "the kernel executed no global load at all"; }
+
+std::string ncu_line_not_csv() { return "a line of ncu's table is not CSV"; }
+
+std::string ncu_two_headers() { return "ncu's output holds more than one table header"; }
+
+std::string ncu_row_width(std::size_t fields, std::size_t header) {
+  return "a row of ncu's table has " + std::to_string(fields) + " columns, the header " + std::to_string(header);
+}
+
+std::string ncu_value_not_count(const std::string& metric, const std::string& shown) {
+  return "ncu's value of " + metric + " is not a count: '" + shown + "'";
+}
+
+std::string ncu_no_table() { return "ncu printed no table"; }
+
+std::string ncu_no_row(const std::string& metric) {
+  return "ncu's table has no row of " + metric + " (no kernel was launched?)";
+}
+
 }  // namespace sg

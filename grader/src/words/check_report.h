@@ -1,7 +1,8 @@
 // Sentences of the scored checks (pipeline/checks.cpp decides, these say):
-// the structure check's measured data reuse (or why it was not measured) and
-// the register-tiling feedback.
+// the structure check's measured data reuse (or why it was not measured, as
+// the backends' counters and ncu found it) and the register-tiling feedback.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -35,5 +36,39 @@ std::string register_tiling_verdict(bool seen, double factor, double bound);
 // completed and nothing was counted (`no_launch`: basicSgemm launched no kernel).
 std::string reuse_not_completed(const std::string& cause);
 std::string reuse_nothing_counted(bool no_launch);
+
+// Why a device counter gave no count of a launch (backends/load_count.cpp):
+// the launch made again for the second count did not complete; the two
+// counts (`first`, `second`) differed.
+std::string recount_not_completed();
+std::string counts_differed(double first, double second);
+
+// Why ncu gave no count (backends/gpu/: gpu_backend.cpp, ncu_reuse.cpp).
+// Of the machine: ncu is not installed; the driver lets only administrators
+// read counters (`admin_setting`: read from the driver's parameters, else
+// ncu's own ERR_NVGPUCTRPERM); another tool held the profiler `tries` times.
+std::string ncu_not_installed();
+std::string ncu_counters_admin_only(bool admin_setting);
+std::string ncu_profiler_busy(int tries);
+// ncu could not start (`error`); the kernel did not complete under it at
+// m x k x n (`reason`, one of the four below or the quota's sentence, then
+// `ncu_said`: ncu's own error lines, ": a; b", or ""); it completed and
+// executed no global load.
+std::string ncu_not_started(const std::string& error);
+std::string ncu_kernel_incomplete(int m, int k, int n, const std::string& reason, const std::string& ncu_said);
+std::string ncu_hung_before_launch(double quiet_s);
+std::string ncu_went_quiet(double quiet_s);
+std::string ncu_launch_failed(const std::string& refused);
+std::string ncu_ended_before_launch(const std::string& how);
+std::string no_global_load();
+// What was wrong with ncu's table: a line not CSV, a second header, a row of
+// `fields` columns under a header of `header`, a value of `metric` that is no
+// count (`shown`: its start), no table at all, no row of `metric`.
+std::string ncu_line_not_csv();
+std::string ncu_two_headers();
+std::string ncu_row_width(std::size_t fields, std::size_t header);
+std::string ncu_value_not_count(const std::string& metric, const std::string& shown);
+std::string ncu_no_table();
+std::string ncu_no_row(const std::string& metric);
 
 }  // namespace sg

@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <future>
@@ -18,7 +17,11 @@
 #include "backends/gpu/pm_reuse.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "compare/diagnosis_catalogue.h"
+#include "words/build_report.h"
 #include "words/case_report.h"
+#include "words/check_report.h"
+#include "words/gpu_backend_lines.h"
+#include "words/sanitizer_report.h"
 #include "services/limits.h"
 #include "services/elapsed.h"
 #include "services/submission.h"
@@ -45,12 +48,6 @@ constexpr double kSanitizerQuietS = 30;
 // there would otherwise keep the GPU's one profiler to the check's limit.
 constexpr double kNcuQuietS = 60;
 
-std::string gib(double bytes) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-  return buf;
-}
-
 // The environment of every run of a runner (checked, timed, under a tool):
 // the same in each, so that none can be told from another by it. Modules are
 // loaded with the context, so a tool's run has the submission's module loaded
@@ -76,8 +73,8 @@ class GpuBackend final : public Backend {
   BackendKind kind() const override { return BackendKind::Gpu; }
 
   std::string device() const override {
-    if (device_.present) return device_.name + " (" + device_.arch() + ")";
-    return "a GPU for " + build_arch_ + " (not started: nothing was built)";
+    if (device_.present) return gpu_device_name(device_.name, device_.arch());
+    return gpu_not_started_name(build_arch_);
   }
 
   BuildOutput build(const std::string& kernel, const WorkDir& work) override;
@@ -107,8 +104,7 @@ class GpuBackend final : public Backend {
     const double oracle_bytes = 8 * 2 * (mk + kn) + 8 * mn;
     const double need = runner_bytes + oracle_bytes;
     if (device_.free_bytes == 0 || need <= 0.9 * double(device_.free_bytes)) return "";
-    return "not run: the case needs about " + gib(need) + " of GPU memory and the GPU has " +
-           gib(double(device_.free_bytes)) + " free";
+    return gpu_memory_short(need, double(device_.free_bytes));
   }
 
   double case_time_limit(const Case& c) const override { return sg::case_time_limit(c, BackendKind::Gpu); }
@@ -173,7 +169,7 @@ class GpuBackend final : public Backend {
   }
   void finish_start() {
     Started s = started_.get();  // rethrows an internal CUDA error
-    if (!s.device.present) throw UsageError("--backend gpu: no usable GPU (" + s.device.why_not + ")");
+    if (!s.device.present) throw UsageError(no_usable_gpu(s.device.why_not));
     device_ = s.device;
     oracle_ = std::move(s.oracle);
     device_.free_bytes = oracle_->free_device_bytes();
@@ -209,32 +205,29 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   finish_start();
   if (device_.arch() != tc.arch) {
     // The caller's --device-arch was not this GPU's: build again for the right one.
-    log("building again for " + device_.arch() + " (not " + tc.arch + ")");
+    log(building_again_log_line(device_.arch(), tc.arch));
     tc.arch = device_.arch();
     cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
   }
   out.log = cr.log;
   if (!cr.ok) {
     out.seconds = seconds_since(t0);
-    out.why = "the submission did not compile";
+    out.why = did_not_compile_why();
     return out;
   }
   SymbolReport sym = check_symbols(tc, cr.object);
   if (!sym.ok) {
     out.seconds = seconds_since(t0);
-    std::string why;
-    for (const auto& p : sym.problems) why += (why.empty() ? "" : "; ") + p;
-    out.log += "\nrejected by the static checks:\n";
-    for (const auto& p : sym.problems) out.log += "  " + p + "\n";
+    out.log += static_check_rejection_log(sym.problems);
     out.state = GradeState::Rejected;
-    out.why = "rejected: " + why;
+    out.why = rejected_why(sym.problems);
     return out;
   }
   out.symbols_checked = true;
   if (std::string err = localise_helpers(cr.object, out.helpers, tc.nm); !err.empty()) {
     out.seconds = seconds_since(t0);
     out.log += "\n" + err + "\n";
-    out.why = "the runner could not be linked with the submission";
+    out.why = runner_not_linked_why();
     return out;
   }
   out.structure = check_structure(cr.ptx);
@@ -250,12 +243,10 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
                           kLinkTimeout, false, kLogCap);
   out.seconds = seconds_since(t0);
   if (!link.ok()) {
-    out.log += "\nlinking the runner failed (" + (link.started ? link.exit.describe() : link.start_error) +
-               "):\n" + link.output;
+    out.log += gpu_runner_link_failed_log(link.started ? link.exit.describe() : link.start_error, link.output);
     const bool dup = link.output.find("multiple definition") != std::string::npos;
     out.state = dup ? GradeState::Rejected : GradeState::CompileError;
-    out.why = dup ? "rejected: the submission defines a symbol the grader or the CUDA runtime defines (see the link log)"
-                  : "the runner could not be linked with the submission";
+    out.why = dup ? defines_grader_symbol_why() : runner_not_linked_why();
     return out;
   }
   ::chmod(runner.c_str(), 0755);
@@ -266,9 +257,8 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   std::filesystem::copy_file(o + "/baseline_runner", baseline, std::filesystem::copy_options::overwrite_existing,
                              copy_error);
   if (copy_error) {
-    out.log += "\nthe grader's baseline runner is missing (" + o + "/baseline_runner: " + copy_error.message() +
-               "); run `make` first\n";
-    out.why = "internal error: the grader's baseline runner is missing";
+    out.log += baseline_runner_missing_log(o + "/baseline_runner", copy_error.message());
+    out.why = baseline_runner_missing_why();
     return out;
   }
   ::chmod(baseline.c_str(), 0755);
@@ -281,7 +271,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
 
 void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) {
   if (paths_.compute_sanitizer.empty()) {
-    mark_not_run(t, "not run: compute-sanitizer is not installed on this machine", Status::Skipped);
+    mark_not_run(t, sanitizer_not_installed(), Status::Skipped);
     t.max_score = 0;
     return;
   }
@@ -310,7 +300,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   // last checked launch has answered: a timing elsewhere waits for those
   // launches only, not for the tools' start-up or ending (a timing waiting
   // behind the sanitizer's hold keeps every other grading waiting too).
-  log("sanitizer memcheck (" + std::to_string(mem_shapes.size()) + " shapes) and racecheck (" + race_shape.label + ")");
+  log(gpu_sanitizer_log_line(mem_shapes.size(), race_shape.label));
   const auto t0 = Clock::now();
   const std::string& scratch = ctx.runner_config->scratch_dir;
   const Sandbox sandbox = tool_sandbox(ctx);
@@ -331,7 +321,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   if (!hung.empty()) {
     std::vector<ToolCommand> rerun;
     for (std::size_t i : hung) {
-      log("sanitizer " + tools[i] + " hung beside other gradings: run again with the GPU to itself");
+      log(sanitizer_hung_log_line(tools[i]));
       rerun.push_back(commands[i]);
     }
     std::vector<ToolRun> alone = run_tools(rerun, env, scratch, true, kLogCap, false, sandbox, [this]() {
@@ -341,7 +331,7 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     }, ctx.live_runners());
     for (std::size_t j = 0; j < hung.size(); ++j) {
       runs[hung[j]] = std::move(alone[j]);
-      again += tools[hung[j]] + " hung while other gradings shared the GPU, so it ran again with the GPU to itself\n";
+      again += sanitizer_ran_again_line(tools[hung[j]]);
     }
   }
   t.seconds = seconds_since(t0);
@@ -350,32 +340,22 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     t.verdict = over;
     return;
   }
-  char cost[96];
-  std::snprintf(cost, sizeof cost, "%.1f s", t.seconds);
-  std::string shapes_text;
-  for (const SanitizerShape& s : mem_shapes) shapes_text += (shapes_text.empty() ? "" : ", ") + s.label;
-  t.detail = "memcheck ran " + std::to_string(mem_shapes.size()) + " shape" + (mem_shapes.size() == 1 ? "" : "s") +
-             " in one process: " + shapes_text + "\nracecheck ran " + race_shape.label + "\n" + again +
-             "the sanitizer took " + cost + "\n";
+  std::vector<std::string> labels, findings;  // each tool's finding, in the tools' order
+  for (const SanitizerShape& s : mem_shapes) labels.push_back(s.label);
+  t.detail = gpu_sanitizer_detail(labels, race_shape.label, again, t.seconds);
   for (std::size_t i = 0; i < tools.size(); ++i) {
     const std::string& tool = tools[i];
     const SanitizerToolOutcome o = sanitizer_tool_outcome(runs[i], shapes[i], kSanitizerQuietS);
-    if (i == 0) {
-      t.status = o.clean ? Status::Passed : Status::Failed;
-      t.verdict = o.clean ? "compute-sanitizer memcheck (" + std::to_string(mem_shapes.size()) +
-                                " shapes) and racecheck (" + race_shape.label + ") found no errors (" + cost + ")"
-                          : "";
-    }
     if (o.clean) continue;
-    if (t.status == Status::Passed) t.verdict.clear();  // the first tool's "no errors" no longer holds
-    t.status = Status::Failed;
-    t.verdict += std::string(t.verdict.empty() ? "" : "; ") + tool + " " + o.what + (o.shape.empty() ? "" : " at " + o.shape);
+    findings.push_back(sanitizer_finding(tool, o.what, o.shape));
     t.detail += sanitizer_summary(tool, runs[i]);
     const Diagnosis hint = make_diagnosis(o.hung ? DiagnosisId::HangTimeout
                                           : tool == "racecheck" ? DiagnosisId::RaceSharedMemory : DiagnosisId::MemoryOutOfBounds);
     if (std::find(t.diagnoses.begin(), t.diagnoses.end(), hint) == t.diagnoses.end()) t.diagnoses.push_back(hint);
   }
-  if (t.status == Status::Failed) t.verdict += std::string(" (") + cost + ")";
+  t.status = findings.empty() ? Status::Passed : Status::Failed;
+  t.verdict = findings.empty() ? gpu_sanitizer_clean_verdict(mem_shapes.size(), race_shape.label, t.seconds)
+                               : gpu_sanitizer_failed_verdict(findings, t.seconds);
 }
 
 // compute-sanitizer and ncu start the runner (the student's code) and talk
@@ -402,7 +382,7 @@ ReuseMeasurement GpuBackend::measure_reuse(const Check& c, const SanitizerContex
   if (pm_counts_ && ctx.session) {
     std::string why;
     if (std::optional<ReuseMeasurement> r = measure_reuse_pm(c, ctx, why)) return *r;
-    log("structure: the GPU's counters could not be read (" + why + "): ncu counts instead");
+    log(counters_unread_log_line(why));
   }
   return measure_reuse_ncu(c, ctx);
 }
@@ -422,7 +402,7 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
   ReuseMeasurement r;
   r.source = ReuseSource::Ncu;
   if (paths_.ncu.empty()) {
-    r.why = "ncu (Nsight Compute) is not installed on this machine";
+    r.why = ncu_not_installed();
     return r;
   }
   // Whether counters need an administrator is read here, by the judge: an
@@ -430,15 +410,14 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
   // (ncu runs as the runner's unprivileged user, never as an administrator.)
   const std::optional<bool> admin_only = counters_admin_only();
   if (admin_only.value_or(false)) {
-    r.why = "ncu could not read the GPU's counters (the driver lets only administrators read them: "
-            "RmProfilingAdminOnly=1)";
+    r.why = ncu_counters_admin_only(true);
     return r;
   }
   r.naive_loads = naive_global_loads(c.m, c.n, c.k);
   const std::string& scratch = ctx.runner_config->scratch_dir;
   // TMPDIR is the scratch folder: ncu's lock and temporary files, where the runner user may write.
   const std::vector<std::string> env = runner_environment(scratch);
-  log("ncu: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n));
+  log(ncu_loads_log_line(c.m, c.k, c.n));
   const auto t0 = Clock::now();
   ToolRun run;
   // The profiler is one per GPU: two ncu at once can fail with "a driver
@@ -478,14 +457,13 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
       // their kernels: only a hang seen alone leaves the count to the static check.
       const bool hung = run.started && (run.exit.timed_out || run.went_quiet);
       if (!hung || alone || gpu_lock.empty()) break;
-      log("ncu hung beside other gradings: run again with the GPU to itself");
+      log(ncu_hung_log_line());
       alone = true;
       continue;
     }
     if (attempt == kTries) {
       r.seconds = seconds_since(t0);
-      r.why = "ncu could not get the GPU's profiler (another profiling tool held it " + std::to_string(kTries) +
-              " times)";
+      r.why = ncu_profiler_busy(kTries);
       return r;  // Unavailable: the static check stands in
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt + pause_source() % 1500));

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "words/gpu_backend_lines.h"
+
 #ifdef SG_NO_CUDA
 // The CUDA-free build (Gradescope, GitHub-hosted CI): the grader links no CUDA
 // library, so there is never a device; the cpu backend grades instead.
@@ -9,7 +11,7 @@ namespace sg {
 
 DeviceDescription describe_device() {
   DeviceDescription d;
-  d.why_not = "built without CUDA (SG_NO_CUDA)";
+  d.why_not = built_without_cuda();
   return d;
 }
 
@@ -45,12 +47,11 @@ namespace {
 
 void cuda_check(cudaError_t err, const char* call) {
   if (err != cudaSuccess)
-    throw std::runtime_error(std::string(call) + " failed: " + cudaGetErrorName(err) + " (" +
-                             cudaGetErrorString(err) + ")");
+    throw std::runtime_error(cuda_call_failed(call, cudaGetErrorName(err), cudaGetErrorString(err)));
 }
 void cublas_check(cublasStatus_t st, const char* call) {
   if (st != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(call) + " failed: cuBLAS status " + std::to_string(static_cast<int>(st)));
+    throw std::runtime_error(cublas_call_failed(call, static_cast<int>(st)));
 }
 #define CUDA_CHECK(call) cuda_check((call), #call)
 #define CUBLAS_CHECK(call) cublas_check((call), #call)
@@ -74,17 +75,17 @@ DeviceDescription describe_device() {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    d.why_not = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(err);
+    d.why_not = device_call_failed("cudaGetDeviceCount", cudaGetErrorString(err));
     return d;
   }
   if (count == 0) {
-    d.why_not = "no CUDA device";
+    d.why_not = no_cuda_device();
     return d;
   }
   cudaDeviceProp prop{};
   err = cudaGetDeviceProperties(&prop, 0);
   if (err != cudaSuccess) {
-    d.why_not = std::string("cudaGetDeviceProperties: ") + cudaGetErrorString(err);
+    d.why_not = device_call_failed("cudaGetDeviceProperties", cudaGetErrorString(err));
     return d;
   }
   d.present = true;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "io/clean_text.h"
+#include "words/check_report.h"
 
 namespace sg {
 namespace {
@@ -93,14 +94,14 @@ NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric) {
     if (line.empty() || line[0] != '"') continue;  // ncu's ==PROF== lines, the program's prints
     if (!split_quoted(line, fields)) {
       if (headers > 0) {
-        r.why = "a line of ncu's table is not CSV";
+        r.why = ncu_line_not_csv();
         return r;
       }
       continue;
     }
     if (column(fields, "Metric Name") >= 0 && column(fields, "Metric Value") >= 0) {
       if (++headers > 1) {
-        r.why = "ncu's output holds more than one table header";
+        r.why = ncu_two_headers();
         return r;
       }
       header = fields;
@@ -110,8 +111,7 @@ NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric) {
     }
     if (headers == 0) continue;  // quoted text before the table is the program's
     if (fields.size() != header.size()) {
-      r.why = "a row of ncu's table has " + std::to_string(fields.size()) + " columns, the header " +
-              std::to_string(header.size());
+      r.why = ncu_row_width(fields.size(), header.size());
       return r;
     }
     if (fields[name_col] != metric) continue;
@@ -120,18 +120,18 @@ NcuLoads parse_ncu_loads(const std::string& output, const std::string& metric) {
       // Its first 40 bytes, never ending inside a character (the output is UTF-8).
       std::string shown = fields[value_col].substr(0, 40);
       if (shown.size() < fields[value_col].size()) shown.resize(shown.size() - cut_sequence_tail(shown));
-      r.why = "ncu's value of " + metric + " is not a count: '" + shown + "'";
+      r.why = ncu_value_not_count(metric, shown);
       return r;
     }
     r.loads += *v;
     ++r.kernels;
   }
   if (headers == 0) {
-    r.why = r.no_permission ? "ncu could not read the GPU's counters (ERR_NVGPUCTRPERM)" : "ncu printed no table";
+    r.why = r.no_permission ? ncu_counters_admin_only(false) : ncu_no_table();
     return r;
   }
   if (r.kernels == 0) {
-    r.why = "ncu's table has no row of " + metric + " (no kernel was launched?)";
+    r.why = ncu_no_row(metric);
     return r;
   }
   r.ok = true;
@@ -200,12 +200,12 @@ ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, const std
   const NcuLoads loads = parse_ncu_loads(run.output);
   if (loads.no_permission && !loads.ok && !admin_only.has_value()) {
     // The driver's setting is unknown here: ncu's own word stands.
-    r.why = "ncu could not read the GPU's counters (ERR_NVGPUCTRPERM)";
+    r.why = ncu_counters_admin_only(false);
     return r;
   }
   r.outcome = ReuseMeasurement::Outcome::NotMeasured;
   if (!run.started) {
-    r.why = "ncu could not start: " + run.start_error;
+    r.why = ncu_not_started(run.start_error);
     return r;
   }
   if (!run.exit.exited || run.exit.code != 0 || run.answered != 1 || !over.empty()) {
@@ -213,18 +213,13 @@ ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, const std
     // loads cannot be counted, so the static check stands in, as without ncu.
     // (A submission could fail here on purpose to get the static check: said in README's threat model.)
     r.outcome = ReuseMeasurement::Outcome::Unavailable;
-    r.why = "the kernel did not complete under ncu at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-            std::to_string(c.n) + " (" +
-            (!over.empty()     ? over
-             : run.before_gate ? "it had not reached its launch after " + std::to_string(static_cast<int>(quiet_s)) +
-                                   " s: it hung before it"
-             : run.went_quiet ? "no progress for " + std::to_string(static_cast<int>(quiet_s)) +
-                                    " s once it had the profiler: the kernel hung"
-             : !run.refused.empty()
-                 ? "the launch failed: " + run.refused
-                 : run.answered == 0 ? "it ended before its launch completed: " + run.exit.describe()
-                                     : run.exit.describe()) +
-            ncu_errors(run.output) + ")";
+    const std::string reason = !over.empty()          ? over
+                               : run.before_gate      ? ncu_hung_before_launch(quiet_s)
+                               : run.went_quiet       ? ncu_went_quiet(quiet_s)
+                               : !run.refused.empty() ? ncu_launch_failed(run.refused)
+                               : run.answered == 0    ? ncu_ended_before_launch(run.exit.describe())
+                                                      : run.exit.describe();
+    r.why = ncu_kernel_incomplete(c.m, c.k, c.n, reason, ncu_errors(run.output));
     return r;
   }
   if (!loads.ok) {
@@ -232,7 +227,7 @@ ReuseMeasurement ncu_reuse_outcome(const Check& c, const ToolRun& run, const std
     return r;
   }
   if (loads.loads <= 0) {
-    r.why = "the kernel executed no global load at all";
+    r.why = no_global_load();
     return r;
   }
   r.outcome = ReuseMeasurement::Outcome::Measured;

@@ -1,19 +1,15 @@
 #include "backends/gpu/sanitizer_shapes.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <sstream>
 #include <tuple>
 
 #include "io/clean_text.h"
+#include "words/sanitizer_report.h"
 
 namespace sg {
 namespace {
-
-std::string dims(int m, int k, int n) {
-  return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
-}
 
 // splitmix64: a well-mixed value from any seed (0 included).
 std::uint64_t mix(std::uint64_t x) {
@@ -34,21 +30,22 @@ int ragged(std::uint64_t r, int lo, int hi) {
 
 std::vector<SanitizerShape> memcheck_shapes(const Check& check, const std::vector<Case>& cases) {
   std::vector<SanitizerShape> shapes;
+  std::vector<std::vector<std::string>> names;  // of each shape: the check's or cases' names
   std::set<std::tuple<int, int, int>> seen;
   auto add = [&](int m, int k, int n, const std::string& name) {
     if (!seen.insert({m, k, n}).second) {
-      for (SanitizerShape& s : shapes)
-        if (s.m == m && s.k == k && s.n == n && !name.empty()) {
-          s.label.pop_back();  // "...)" -> "..., name)"
-          s.label += ", " + name + ")";
-        }
+      for (std::size_t i = 0; i < shapes.size(); ++i)
+        if (shapes[i].m == m && shapes[i].k == k && shapes[i].n == n && !name.empty()) names[i].push_back(name);
       return;
     }
-    shapes.push_back({m, k, n, dims(m, k, n) + " (" + name + ")"});
+    shapes.push_back({m, k, n, ""});
+    names.push_back({name});
   };
   if (check.m > 0 && check.k > 0 && check.n > 0) add(check.m, check.k, check.n, check.name);
   for (const Case& c : cases)
     if (memcheck_covers(check, c)) add(c.m, c.k, c.n, c.name);
+  for (std::size_t i = 0; i < shapes.size(); ++i)
+    shapes[i].label = named_shape_label(shapes[i].m, shapes[i].k, shapes[i].n, names[i]);
   return shapes;
 }
 
@@ -58,7 +55,7 @@ SanitizerShape racecheck_shape(std::uint64_t seed) {
   s.m = ragged(r & 0xFFFF, 17, 79);
   s.k = ragged((r >> 16) & 0xFFFF, 33, 79);
   s.n = ragged((r >> 32) & 0xFFFF, 17, 79);
-  s.label = dims(s.m, s.k, s.n) + " (drawn from the seed)";
+  s.label = drawn_shape_label(s.m, s.k, s.n);
   return s;
 }
 
@@ -143,25 +140,24 @@ SanitizerToolOutcome sanitizer_tool_outcome(const ToolRun& run, const std::vecto
     o.shape = shapes[run.answered].label;
   else if (run.started)
     o.shape = shape_of_first_error(run.output);
-  char quiet[128];
-  std::snprintf(quiet, sizeof quiet,
-                run.before_gate ? "stopped: its program had not started its launches after %.0f s (it hung before them)"
-                                : "stopped: no progress for %.0f s, the kernel hung",
-                quiet_s);
-  if (!run.started)
-    o.what = "could not start: " + run.start_error;
-  else if (run.went_quiet)
-    o.what = quiet;
-  else if (run.exit.timed_out)
-    o.what = "timed out";
-  else if (run.exit.exited && run.exit.code == 10)
-    o.what = "found errors";
-  else if (!run.refused.empty())
-    o.what = "the launch failed (" + run.refused + ")";
-  else if (!all_answered)
-    o.what = "the program ended before its launches completed (" + run.exit.describe() + ")";
-  else
-    o.what = "the program failed (" + run.exit.describe() + ")";
+  std::string said;  // what the ending's sentence quotes
+  if (!run.started) {
+    o.ending = SanitizerEnding::NotStarted;
+    said = run.start_error;
+  } else if (run.went_quiet) {
+    o.ending = run.before_gate ? SanitizerEnding::QuietBeforeLaunches : SanitizerEnding::WentQuiet;
+  } else if (run.exit.timed_out) {
+    o.ending = SanitizerEnding::TimedOut;
+  } else if (run.exit.exited && run.exit.code == 10) {
+    o.ending = SanitizerEnding::FoundErrors;
+  } else if (!run.refused.empty()) {
+    o.ending = SanitizerEnding::LaunchFailed;
+    said = run.refused;
+  } else {
+    o.ending = all_answered ? SanitizerEnding::Failed : SanitizerEnding::EndedEarly;
+    said = run.exit.describe();
+  }
+  o.what = sanitizer_ending(o.ending, said, quiet_s);
   return o;
 }
 
@@ -189,7 +185,7 @@ std::string sanitizer_summary(const std::string& tool, const ToolRun& r) {
     out = r.output.substr(0, 2000);
     if (out.size() < r.output.size()) out.resize(out.size() - cut_sequence_tail(out));
   }
-  return tool + ": " + r.exit.describe() + "\n" + out;
+  return sanitizer_output_summary(tool, r.exit.describe(), out);
 }
 
 }  // namespace sg

@@ -9,6 +9,7 @@
 #include "model/suite.h"
 #include "process/tool_run.h"
 #include "proto/protocol.h"
+#include "words/sanitizer_report.h"
 
 namespace sg {
 
@@ -36,11 +37,12 @@ std::string shape_of_first_error(const std::string& output);
 // inputs of its own drawn from `seed`.
 std::vector<proto::RunCaseRequest> selftest_requests(const std::vector<SanitizerShape>& shapes, std::uint64_t seed);
 
-// How one compute-sanitizer run over a runner's Selftest requests ended,
-// in the verdict's words.
+// How one compute-sanitizer run over a runner's Selftest requests ended:
+// the facts, and the ending in the verdict's words (words/sanitizer_report.h).
 struct SanitizerToolOutcome {
   bool clean = false;  // ended with status 0 and every launch answered
   bool hung = false;   // past its limit, or stopped for its quiet limit
+  SanitizerEnding ending = SanitizerEnding::Failed;  // when not clean
   std::string what;    // "found errors", "timed out", ... (when not clean)
   std::string shape;   // the shape it concerns ("" when unknown)
 };

@@ -1,0 +1,71 @@
+#include "words/gpu_backend_lines.h"
+
+#include <cstdio>
+
+namespace sg {
+namespace {
+
+std::string gib(double bytes) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  return buf;
+}
+
+std::string dims(int m, int k, int n) {
+  return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
+}
+
+const char* const kHungBesideOthers = " hung beside other gradings: run again with the GPU to itself";
+
+}  // namespace
+
+std::string gpu_device_name(const std::string& name, const std::string& arch) { return name + " (" + arch + ")"; }
+
+std::string gpu_not_started_name(const std::string& arch) {
+  return "a GPU for " + arch + " (not started: nothing was built)";
+}
+
+std::string no_usable_gpu(const std::string& why) { return "--backend gpu: no usable GPU (" + why + ")"; }
+
+std::string nvcc_not_found() { return "--backend gpu: nvcc not found (PATH, /usr/local/cuda/bin)"; }
+
+std::string device_call_failed(const char* call, const std::string& error) { return std::string(call) + ": " + error; }
+
+std::string no_cuda_device() { return "no CUDA device"; }
+
+std::string built_without_cuda() { return "built without CUDA (SG_NO_CUDA)"; }
+
+std::string cuda_call_failed(const char* call, const std::string& name, const std::string& description) {
+  return std::string(call) + " failed: " + name + " (" + description + ")";
+}
+
+std::string cublas_call_failed(const char* call, int status) {
+  return std::string(call) + " failed: cuBLAS status " + std::to_string(status);
+}
+
+std::string gpu_memory_short(double need_bytes, double free_bytes) {
+  return "not run: the case needs about " + gib(need_bytes) + " of GPU memory and the GPU has " + gib(free_bytes) +
+         " free";
+}
+
+std::string building_again_log_line(const std::string& arch, const std::string& asked) {
+  return "building again for " + arch + " (not " + asked + ")";
+}
+
+std::string gpu_sanitizer_log_line(std::size_t shapes, const std::string& race_shape) {
+  return "sanitizer memcheck (" + std::to_string(shapes) + " shapes) and racecheck (" + race_shape + ")";
+}
+
+std::string sanitizer_hung_log_line(const std::string& tool) {
+  return "sanitizer " + tool + kHungBesideOthers;
+}
+
+std::string ncu_hung_log_line() { return std::string("ncu") + kHungBesideOthers; }
+
+std::string ncu_loads_log_line(int m, int k, int n) { return "ncu: global loads at " + dims(m, k, n); }
+
+std::string counters_unread_log_line(const std::string& why) {
+  return "structure: the GPU's counters could not be read (" + why + "): ncu counts instead";
+}
+
+}  // namespace sg
