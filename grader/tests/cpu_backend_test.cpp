@@ -31,6 +31,7 @@
 #include "cpu_runner_fixture.h"
 #include "proc_tree.h"
 #include "proto/protocol.h"
+#include "words/case_report.h"
 
 namespace fs = std::filesystem;
 using sg::rewrite_for_cpu;
@@ -460,9 +461,10 @@ TEST(CpuBackend, RunnerCarriesOnAfterARefusedLaunch) {
   const Matrices empty_grid = random_inputs(8, 16, 32, 6), whole_tiles = random_inputs(32, 16, 48, 7);
   const sg::CaseOutcome refused = session.run(8, 16, 32, empty_grid.a, empty_grid.b, 60);
   EXPECT_EQ(refused.kind, sg::CaseOutcome::Kind::LaunchError);
-  EXPECT_NE(refused.cause.find("cudaErrorInvalidConfiguration"), std::string::npos) << refused.cause;
+  EXPECT_EQ(refused.failure, sg::CaseOutcome::Failure::LaunchFailed);
+  EXPECT_NE(refused.message.find("cudaErrorInvalidConfiguration"), std::string::npos) << refused.message;
   const sg::CaseOutcome next = session.run(32, 16, 48, whole_tiles.a, whole_tiles.b, 60);
-  ASSERT_EQ(next.kind, sg::CaseOutcome::Kind::Ok) << next.cause;
+  ASSERT_EQ(next.kind, sg::CaseOutcome::Kind::Ok) << sg::runner_failure(next);
   EXPECT_EQ(wrong_elements(whole_tiles, next.reply.c), 0);
   EXPECT_EQ(session.generation(), 1) << "the runner was restarted after a launch that left the device usable";
 }
@@ -484,13 +486,13 @@ TEST(CpuBackend, SpareRunnerServesAfterTheNextCrash) {
     EXPECT_EQ(crash().kind, sg::CaseOutcome::Kind::CudaError);
     EXPECT_FALSE(fs::exists(logs / "runner-2.txt")) << "a spare before any runner died";
     sg::CaseOutcome second = good();  // a fresh runner, and a spare beside it
-    ASSERT_EQ(second.kind, sg::CaseOutcome::Kind::Ok) << second.cause;
+    ASSERT_EQ(second.kind, sg::CaseOutcome::Kind::Ok) << sg::runner_failure(second);
     EXPECT_EQ(wrong_elements(whole_tiles, second.reply.c), 0);
     EXPECT_EQ(session.generation(), 2);
     EXPECT_TRUE(fs::exists(logs / "runner-3.txt")) << "no spare was started after the first death";
     EXPECT_EQ(crash().kind, sg::CaseOutcome::Kind::CudaError);
     sg::CaseOutcome fourth = good();  // served by the spare
-    ASSERT_EQ(fourth.kind, sg::CaseOutcome::Kind::Ok) << fourth.cause;
+    ASSERT_EQ(fourth.kind, sg::CaseOutcome::Kind::Ok) << sg::runner_failure(fourth);
     EXPECT_EQ(wrong_elements(whole_tiles, fourth.reply.c), 0);
     EXPECT_EQ(session.generation(), 3);
     EXPECT_TRUE(fs::exists(logs / "runner-4.txt")) << "no new spare beside the promoted one";

@@ -587,8 +587,9 @@ TEST(DiagnosisHypotheses, NonFiniteFromAnUnguardedPartialTileNameTheLoad) {
 TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
   CaseOutcome o;
   o.kind = CaseOutcome::Kind::CudaError;
-  o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
-            "(255,0) of block (0,0) (blocks of 256x1 threads)";
+  o.failure = CaseOutcome::Failure::CudaError;
+  o.message = "out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
+              "(255,0) of block (0,0) (blocks of 256x1 threads)";
   o.facts.block_x = 256;
   o.facts.block_y = 1;
   o.facts.grid_x = 256;
@@ -598,7 +599,7 @@ TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
   o.facts.fault_elements = 256;
   TestResult t;
   record_runner_failure(t, o);
-  EXPECT_EQ(t.verdict, o.cause) << "the CPU layer's message names the thread and its block already";
+  EXPECT_EQ(t.verdict, "CUDA error: " + o.message) << "the CPU layer's message names the thread and its block already";
   ASSERT_FALSE(t.diagnoses.empty());
   EXPECT_EQ(t.diagnoses[0].id, "block.one_row") << t.diagnoses[0].text;
   EXPECT_EQ(t.diagnoses[0].text,
@@ -608,8 +609,8 @@ TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
             "16 - 1) / 16, (m + 16 - 1) / 16)");
   for (const auto& d : t.diagnoses) EXPECT_NE(d.id, "memory.illegal_address") << d.text;
   // A square block's overrun is something else: no shape is blamed.
-  o.cause = "CUDA error: out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
-            "(15,15) of block (0,0) (blocks of 16x16 threads)";
+  o.message = "out-of-bounds read of __shared__ ds_B at index 271 (allocation of 256 floats) by thread "
+              "(15,15) of block (0,0) (blocks of 16x16 threads)";
   o.facts.block_x = o.facts.block_y = 16;
   TestResult square;
   record_runner_failure(square, o);
@@ -634,8 +635,8 @@ TEST(DiagnosisHypotheses, SharedOverrunByABlockOfOneRowNamesTheBlock) {
 TEST(DiagnosisHypotheses, AnIllegalAddressOnTheGpuWithABlockOfOneRowNamesTheBlock) {
   CaseOutcome o;
   o.kind = CaseOutcome::Kind::CudaError;
-  o.cause = "CUDA error: cudaDeviceSynchronize() failed: cudaErrorIllegalAddress (an illegal memory access was "
-            "encountered)";
+  o.failure = CaseOutcome::Failure::CudaError;
+  o.message = "cudaDeviceSynchronize() failed: cudaErrorIllegalAddress (an illegal memory access was encountered)";
   o.facts.block_x = 256;
   o.facts.block_y = 1;
   o.facts.grid_x = 256;
@@ -659,18 +660,20 @@ TEST(DiagnosisHypotheses, AnIllegalAddressOnTheGpuWithABlockOfOneRowNamesTheBloc
 TEST(DiagnosisHypotheses, TheReplysFactsNotItsWordsDriveTheBlockOfOneRow) {
   CaseOutcome words;
   words.kind = CaseOutcome::Kind::CudaError;
-  words.cause = "CUDA error: kernel printed cudaErrorIllegalAddress (blocks of 256x1 threads, grid 256x1) and "
-                "(allocation of 256 floats) of __shared__ x";
+  words.failure = CaseOutcome::Failure::CudaError;
+  words.message = "kernel printed cudaErrorIllegalAddress (blocks of 256x1 threads, grid 256x1) and "
+                  "(allocation of 256 floats) of __shared__ x";
   TestResult w;
   record_runner_failure(w, words);
-  EXPECT_EQ(w.verdict, words.cause);
+  EXPECT_EQ(w.verdict, "CUDA error: " + words.message);
   for (const auto& d : w.diagnoses) {
     EXPECT_NE(d.id, "block.one_row") << d.text;
     EXPECT_NE(d.id, "memory.illegal_address") << d.text;
   }
   CaseOutcome facts;
   facts.kind = CaseOutcome::Kind::LaunchError;
-  facts.cause = "basicSgemm's kernel failed";
+  facts.failure = CaseOutcome::Failure::LaunchFailed;
+  facts.message = "basicSgemm's kernel failed";
   facts.facts.block_x = 64;
   facts.facts.block_y = 1;
   facts.facts.grid_x = 1024;
@@ -691,7 +694,9 @@ TEST(DiagnosisHypotheses, ATimeoutWhileBlocksKeptCompletingIsNoHang) {
   CaseOutcome slow;
   slow.kind = CaseOutcome::Kind::TimedOut;
   slow.extended = true;
-  slow.cause = "timed out after 80 s while its blocks kept completing";
+  slow.failure = CaseOutcome::Failure::TimedOutExtended;
+  slow.after_s = 80;
+  slow.limit_s = 40;
   TestResult t;
   record_runner_failure(t, slow);
   ASSERT_FALSE(t.diagnoses.empty());

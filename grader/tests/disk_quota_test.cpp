@@ -19,6 +19,7 @@
 #include "services/limits.h"
 #include "services/runner_session.h"
 #include "suite/suite_loader.h"
+#include "words/case_report.h"
 
 namespace fs = std::filesystem;
 
@@ -62,19 +63,23 @@ struct Mounted {
 TEST(DiskQuota, AWalkedFolderIsPastItsQuotaByBytesOrByFiles) {
   TempDir t;
   sg::QuotaPlace p{t.path.string(), "scratch folder", {4 << 20, 16}, false, true};
-  EXPECT_EQ(sg::over_quota(p), "");
+  EXPECT_FALSE(sg::over_quota(p));
   write_bytes(t.path / "a.bin", 2 << 20);
-  EXPECT_EQ(sg::over_quota(p), "") << "2 MiB of 4";
+  EXPECT_FALSE(sg::over_quota(p)) << "2 MiB of 4";
   fs::create_directories(t.path / "deep");
   write_bytes(t.path / "deep" / "b.bin", 3 << 20);
-  EXPECT_EQ(sg::over_quota(p), "its scratch folder's quota (4 MiB or 16 files)") << "5 MiB of 4, one folder down";
+  const std::optional<sg::QuotaOverrun> over = sg::over_quota(p);
+  ASSERT_TRUE(over.has_value()) << "5 MiB of 4, one folder down";
+  EXPECT_EQ(over->folder, "scratch folder");
+  EXPECT_EQ(over->quota.bytes, 4 << 20);
+  EXPECT_EQ(sg::quota_text(*over), "its scratch folder's quota (4 MiB or 16 files)");
   sg::empty_folder(t.path.string());
   EXPECT_TRUE(fs::is_empty(t.path));
   for (int i = 0; i < 20; ++i) std::ofstream(t.path / ("f" + std::to_string(i)));
-  EXPECT_NE(sg::over_quota(p), "") << "20 empty files of 16";
+  EXPECT_TRUE(sg::over_quota(p)) << "20 empty files of 16";
   // Unset, or not walked: never past.
-  EXPECT_EQ(sg::over_quota({t.path.string(), "scratch folder", {}, false, true}), "");
-  EXPECT_EQ(sg::over_quota({t.path.string(), "scratch folder", {4 << 20, 16}, false, false}), "");
+  EXPECT_FALSE(sg::over_quota({t.path.string(), "scratch folder", {}, false, true}));
+  EXPECT_FALSE(sg::over_quota({t.path.string(), "scratch folder", {4 << 20, 16}, false, false}));
 }
 
 TEST(DiskQuota, AMountedQuotaStopsWritesThereAndIsFoundFull) {
@@ -83,13 +88,13 @@ TEST(DiskQuota, AMountedQuotaStopsWritesThereAndIsFoundFull) {
   const Mounted m(t.path, 4 << 20, 64);
   ASSERT_TRUE(m.ok);
   const sg::QuotaPlace p{t.path.string(), "scratch folder", {4 << 20, 64}, true, false};
-  EXPECT_EQ(sg::over_quota(p), "");
+  EXPECT_FALSE(sg::over_quota(p));
   write_bytes(t.path / "big.bin", 16 << 20);  // stops at the quota
   EXPECT_LE(fs::file_size(t.path / "big.bin"), std::uintmax_t{4} << 20);
-  EXPECT_NE(sg::over_quota(p), "");
+  EXPECT_TRUE(sg::over_quota(p));
   EXPECT_NE(sg::file_system_full(t.path.string()), "");
   sg::empty_folder(t.path.string());
-  EXPECT_EQ(sg::over_quota(p), "");
+  EXPECT_FALSE(sg::over_quota(p));
 }
 
 TEST(DiskQuota, EmptyingAFolderFollowsNoLink) {
@@ -166,8 +171,11 @@ TEST(DiskQuota, ARunnerPastItsScratchQuotaFailsItsRequestAndLeavesNothing) {
   sg::RunnerSession session(rc);
   const std::vector<float> a(16, 1.0f), b(16, 1.0f);
   const sg::CaseOutcome out = session.run(4, 4, 4, a, b, 20);
-  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::DiskQuota) << out.cause;
-  EXPECT_NE(out.cause.find("wrote more than its scratch folder's quota (4 MiB"), std::string::npos) << out.cause;
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::DiskQuota) << sg::runner_failure(out);
+  EXPECT_EQ(out.failure, sg::CaseOutcome::Failure::OverQuota);
+  EXPECT_EQ(sg::runner_failure(out),
+            "the submission wrote more than its scratch folder's quota (4 MiB or 64 files): a submission may not write "
+            "files");
   EXPECT_TRUE(fs::is_empty(rc.scratch_dir));
   // Within its quota, the same failure is the runner's own.
   sg::RunnerConfig small = script_runner(t.path / "small", "head -c 1024 /dev/zero > a.bin; exit 0");
@@ -197,8 +205,11 @@ TEST(DiskQuota, ARunnerThatCannotStartForWantOfDiskIsTheMachinesFailure) {
   rc.work_quota = {rc.log_dir, "work folder", {1 << 20, 2}, true, false};
   sg::RunnerSession session(rc);
   const sg::CaseOutcome out = session.run(4, 4, 4, a, b, 20);
-  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::DiskQuota) << out.cause;
-  EXPECT_NE(out.cause.find("work folder's quota"), std::string::npos) << out.cause;
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::DiskQuota) << sg::runner_failure(out);
+  EXPECT_EQ(out.failure, sg::CaseOutcome::Failure::OutputOverQuota);
+  EXPECT_EQ(sg::runner_failure(out),
+            "the runner could not be started: the submission's output and files took more than its work folder's "
+            "quota (1 MiB or 2 files)");
 }
 
 // After compute-sanitizer or ncu ran the runner: a tool the grader could not
@@ -213,12 +224,15 @@ TEST(DiskQuota, AfterAToolRanTheScratchQuotaAndTheMachinesFailuresAreTold) {
   failed.started = true;
   failed.exit.exited = true;
   failed.exit.code = 10;
-  EXPECT_EQ(sg::check_tool_runs(rc, {failed}, "compute-sanitizer"), "");
+  EXPECT_FALSE(sg::check_tool_runs(rc, {failed}, "compute-sanitizer"));
   sg::ToolRun not_started;
   not_started.start_error = "cannot start /x/compute-sanitizer: pipe2 for the reply pipe: Too many open files";
   EXPECT_THROW(sg::check_tool_runs(rc, {failed, not_started}, "compute-sanitizer"), sg::MachineFailure);
   write_bytes(fs::path(rc.scratch_dir) / "fill.bin", 6 << 20);
-  const std::string over = sg::check_tool_runs(rc, {failed}, "ncu");
-  EXPECT_NE(over.find("wrote more than its scratch folder's quota (4 MiB"), std::string::npos) << over;
+  const std::optional<sg::QuotaOverrun> over = sg::check_tool_runs(rc, {failed}, "ncu");
+  ASSERT_TRUE(over.has_value());
+  EXPECT_EQ(sg::quota_verdict(*over),
+            "the submission wrote more than its scratch folder's quota (4 MiB or 64 files): a submission may not write "
+            "files");
   EXPECT_TRUE(fs::is_empty(rc.scratch_dir));
 }

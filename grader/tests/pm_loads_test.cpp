@@ -111,7 +111,7 @@ struct Listed : sg::LoadWindows {
       sg::CaseOutcome out;
       if (!completes[launched++]) {
         out.kind = sg::CaseOutcome::Kind::Crashed;
-        out.cause = "crashed";
+        out.failure = sg::CaseOutcome::Failure::DiedWhileRunning;
       }
       return out;
     };

@@ -323,8 +323,8 @@ TEST(ReaderFuzz, RunnerSessionNamesEveryHostileReply) {
   for (const auto& k : cases) {
     const auto t0 = Clock::now();
     const sg::CaseOutcome out = exchange_with(dir, k.crafted);
-    EXPECT_EQ(out.kind, k.expect) << k.what << ": " << out.cause;
-    EXPECT_TRUE(is_clean(out.cause)) << k.what;
+    EXPECT_EQ(out.kind, k.expect) << k.what << ": " << sg::runner_failure(out);
+    EXPECT_TRUE(is_clean(sg::runner_failure(out))) << k.what;
     EXPECT_LT(since(t0), kBoundS) << k.what;
     if (out.kind == K::Ok) {
       EXPECT_EQ(out.reply.c.size(), 4u);
@@ -352,8 +352,10 @@ TEST(ReaderFuzz, RunnerSessionKeepsTheFactsOfAFailedReply) {
   h.launch.fault = sg::proto::FaultKind::IllegalAddress;
   const sg::CaseOutcome out = exchange_with(dir, {wire(h, message, "", {}), true});
   fs::remove_all(dir);
-  ASSERT_EQ(out.kind, sg::CaseOutcome::Kind::CudaError) << out.cause;
-  EXPECT_EQ(out.cause, "CUDA error: " + message);
+  ASSERT_EQ(out.kind, sg::CaseOutcome::Kind::CudaError) << sg::runner_failure(out);
+  EXPECT_EQ(out.failure, sg::CaseOutcome::Failure::CudaError);
+  EXPECT_EQ(out.message, message) << "the runner's message, kept as data";
+  EXPECT_EQ(sg::runner_failure(out), "CUDA error: " + message);
   EXPECT_EQ(out.facts.block_x, 256u);
   EXPECT_EQ(out.facts.fault, sg::proto::FaultKind::IllegalAddress);
   sg::TestResult t;

@@ -17,11 +17,17 @@
 
 #include "services/runner_session.h"
 #include "measure/timed_samples.h"
+#include "words/case_report.h"
 #include "proto/protocol.h"
 
 namespace fs = std::filesystem;
 
 namespace {
+
+// A timing's failure as the report says it; "" for none.
+std::string said(const std::optional<sg::TimedFailure>& failure) {
+  return failure ? sg::not_measured_verdict(*failure) : "";
+}
 
 // Builds the stand-in runner once (when its source is newer); "" on failure, with the reason in `why`.
 std::string stand_in_runner(std::string& why) {
@@ -87,7 +93,7 @@ class TimedSamples : public ::testing::Test {
     sg::RunnerSession session(config(runner_, mode, dir_));
     sg::TimingEvidence e;
     std::vector<sg::TimedOutput> outputs;
-    failure = sg::time_student_samples(session, small_case(), 30, e, outputs);
+    failure = said(sg::time_student_samples(session, small_case(), 30, e, outputs));
     session.stop();  // the outputs are read and checked once the runner has ended
     sg::read_output_files(dir_.string(), small_case(), outputs);
     if (failure.empty()) sg::check_student_outputs(small_case(), outputs, e);
@@ -118,7 +124,7 @@ TEST_F(TimedSamples, EverySlotIsAllocatedByAWarmUp) {
   const sg::Case c = small_case();  // 1 warm-up asked for, 5 samples
   sg::TimingEvidence e;
   std::vector<sg::TimedOutput> outputs;
-  ASSERT_EQ(sg::time_student_samples(session, c, 30, e, outputs), "");
+  ASSERT_EQ(said(sg::time_student_samples(session, c, 30, e, outputs)), "");
   ASSERT_EQ(outputs.size(), 5u);
   session.stop();
   sg::read_output_files(dir_.string(), c, outputs);
@@ -165,7 +171,7 @@ TEST_F(TimedSamples, OutputsAreReadFromTheirFilesAfterTheRunnerEnded) {
   sg::RunnerSession session(config(runner_, "honest", dir_));
   sg::TimingEvidence e;
   std::vector<sg::TimedOutput> outputs;
-  ASSERT_EQ(sg::time_student_samples(session, small_case(), 30, e, outputs), "");
+  ASSERT_EQ(said(sg::time_student_samples(session, small_case(), 30, e, outputs)), "");
   session.stop();
   ASSERT_EQ(outputs.size(), 5u);
   for (const sg::TimedOutput& o : outputs) {
@@ -198,7 +204,7 @@ TEST_F(TimedSamples, AnOutputFileThatIsALinkOrOfTheWrongSizeEarnsNothing) {
 TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
   sg::RunnerSession session(config(runner_, "honest", dir_));
   sg::TimingEvidence e;
-  EXPECT_EQ(sg::time_baseline_samples(session, small_case(), 30, e), "");
+  EXPECT_EQ(said(sg::time_baseline_samples(session, small_case(), 30, e)), "");
   EXPECT_EQ(e.overhead_ms.size(), 5u);
   EXPECT_EQ(e.reference_ms.size(), 5u);
   EXPECT_EQ(e.naive_ms.size(), 3u);  // a landmark: three samples are enough
@@ -220,9 +226,9 @@ TEST_F(TimedSamples, TheReferenceIsTimedBeforeAndBetweenTheStudentsSamples) {
   c.performance.samples = 7;
   sg::TimingEvidence e;
   std::vector<sg::TimedOutput> outputs;
-  ASSERT_EQ(sg::time_yardstick(baseline, c, 30, e), "");
+  ASSERT_EQ(said(sg::time_yardstick(baseline, c, 30, e)), "");
   EXPECT_EQ(e.yardstick_event_ms.size(), static_cast<std::size_t>(sg::kYardstickSamples));
-  ASSERT_EQ(sg::time_student_samples(session, c, 30, e, outputs, &baseline), "");
+  ASSERT_EQ(said(sg::time_student_samples(session, c, 30, e, outputs, &baseline)), "");
   EXPECT_EQ(e.student_ms.size(), 7u);
   EXPECT_EQ(e.probe_event_ms.size(), 7u / sg::kProbeEvery);
   ASSERT_EQ(e.student_after_probe.size(), 7u);
@@ -268,7 +274,7 @@ sg::CaseOutcome checked_case(const std::string& runner, const std::string& mode,
 TEST_F(TimedSamples, ACaseWhoseBlocksKeepCompletingGetsMoreTime) {
   double seconds = 0;
   const sg::CaseOutcome out = checked_case(runner_, "slow", dir_, 10, seconds);
-  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::Ok) << out.cause;
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::Ok) << sg::runner_failure(out);
   EXPECT_TRUE(out.extended);
   EXPECT_DOUBLE_EQ(out.limit_s, 1.0);
   EXPECT_GT(seconds, 2.0);
@@ -286,8 +292,10 @@ TEST_F(TimedSamples, TheExtensionBudgetEndsASlowCase) {
   const sg::CaseOutcome out = checked_case(runner_, "slow", dir_, 0.3, seconds);
   EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::TimedOut);
   EXPECT_TRUE(out.extended);
-  EXPECT_NE(out.cause.find("kept completing"), std::string::npos) << out.cause;
-  EXPECT_NE(out.cause.find("after 1 s"), std::string::npos) << "1 s and 0.3 s of budget: " << out.cause;
+  EXPECT_EQ(out.failure, sg::CaseOutcome::Failure::TimedOutExtended);
+  const std::string cause = sg::runner_failure(out);
+  EXPECT_NE(cause.find("kept completing"), std::string::npos) << cause;
+  EXPECT_NE(cause.find("after 1 s"), std::string::npos) << "1 s and 0.3 s of budget: " << cause;
 }
 
 // The limit bounds the work: a reply that began within it is read in full
@@ -295,7 +303,7 @@ TEST_F(TimedSamples, TheExtensionBudgetEndsASlowCase) {
 TEST_F(TimedSamples, AReplyThatBeganWithinTheLimitIsReadInFull) {
   double seconds = 0;
   const sg::CaseOutcome out = checked_case(runner_, "tail", dir_, 10, seconds);
-  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::Ok) << out.cause;
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::Ok) << sg::runner_failure(out);
   EXPECT_FALSE(out.extended);
   EXPECT_GT(seconds, 1.4);  // its second part came 1.5 s after the first, past the limit of 1 s
 }
@@ -303,7 +311,7 @@ TEST_F(TimedSamples, AReplyThatBeganWithinTheLimitIsReadInFull) {
 TEST_F(TimedSamples, AReplyThatStopsHalfwayEndsAfterTheTransferAllowance) {
   double seconds = 0;
   const sg::CaseOutcome out = checked_case(runner_, "tail_stuck", dir_, 10, seconds);
-  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::TimedOut) << out.cause;
+  EXPECT_EQ(out.kind, sg::CaseOutcome::Kind::TimedOut) << sg::runner_failure(out);
   EXPECT_GT(seconds, sg::kReplyTransferS - 0.5);
   EXPECT_LT(seconds, sg::kReplyTransferS + 5);
 }
@@ -314,8 +322,11 @@ TEST_F(TimedSamples, ARunnerThatDiesIsNamed) {
   sg::RunnerSession session(rc);
   sg::TimingEvidence e;
   std::vector<sg::TimedOutput> outputs;
-  const std::string failure = sg::time_student_samples(session, small_case(), 10, e, outputs);
-  EXPECT_NE(failure, "");
+  const std::optional<sg::TimedFailure> failure = sg::time_student_samples(session, small_case(), 10, e, outputs);
+  ASSERT_TRUE(failure.has_value());
+  EXPECT_EQ(failure->step, sg::TimedStep::StudentSamples);
+  EXPECT_NE(failure->request.failure, sg::CaseOutcome::Failure::None);
+  EXPECT_NE(said(failure).find("not measured: the timed launches failed: "), std::string::npos) << said(failure);
   EXPECT_TRUE(e.student_ms.empty());
 }
 

@@ -44,18 +44,16 @@ void time_student(RunnerSession& student, RunnerSession& baseline, TimedCase& ti
   TimingEvidence shape = timed.evidence;  // nothing measured yet
   // The yardstick first: the reference's pace just before the samples, which
   // the probes between them are held to.
-  const std::string no_yardstick = time_yardstick(baseline, c, limit_s, shape);
-  if (!no_yardstick.empty()) {
-    timed.not_measured = "not measured: the grader's baseline runner failed: " + no_yardstick;
+  if (std::optional<TimedFailure> no_yardstick = time_yardstick(baseline, c, limit_s, shape)) {
+    timed.not_measured = std::move(no_yardstick);
     return;
   }
   for (int take = 1; take <= policy.max_takes; ++take) {
     begin_take(log, policy, c.name, TakeSide::Student, take);
     TimingEvidence e = shape;
     std::vector<TimedOutput> outputs;
-    const std::string failed = time_student_samples(student, c, limit_s, e, outputs, &baseline);
-    if (!failed.empty()) {
-      timed.not_measured = "not measured: the timed launches failed: " + failed;
+    if (std::optional<TimedFailure> failed = time_student_samples(student, c, limit_s, e, outputs, &baseline)) {
+      timed.not_measured = std::move(failed);
       break;
     }
     const double disturbance = student_take_disturbance(e);
@@ -80,9 +78,8 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
   for (int take = 1; take <= policy.max_takes; ++take) {
     begin_take(log, policy, timed.c->name, TakeSide::Baselines, take);
     TimingEvidence e = student_side;
-    const std::string failed = time_baseline_samples(baseline, *timed.c, limit_s, e);
-    if (!failed.empty()) {
-      timed.not_measured = "not measured: the grader's baseline runner failed: " + failed;
+    if (std::optional<TimedFailure> failed = time_baseline_samples(baseline, *timed.c, limit_s, e)) {
+      timed.not_measured = std::move(failed);
       return;
     }
     const double disturbance = baseline_take_disturbance(e);

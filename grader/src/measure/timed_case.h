@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,13 @@ struct TimedCase {
   CaseInputs inputs;   // for the cuBLAS roofline
   TimingEvidence evidence;
   std::vector<TimedOutput> outputs;  // the kept take's outputs, checked after the hold
-  std::string not_measured;          // why it was not measured ("" while it can be)
+  // Why it was not measured, as facts (unset while it can be): the stage
+  // that times has words/case_report.h's mark_not_run say it.
+  std::optional<TimedFailure> not_measured;
   int student_takes = 0, baseline_takes = 0;  // more than 1: the first samples were disturbed
   double student_disturbance = 0, baseline_disturbance = 0;  // of the takes kept (timing.h)
   double seconds = 0;  // spent timing it, for its test's seconds
-  bool failed() const { return !not_measured.empty(); }
+  bool failed() const { return not_measured.has_value(); }
 };
 
 // A take of timed samples as the grade log hears of it, as facts (the stage

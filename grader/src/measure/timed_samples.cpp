@@ -61,14 +61,21 @@ std::string read_output_file(const std::string& dir, std::uint64_t seed, int m, 
 // Slot of the reference's samples in the baseline runner (time_baseline_samples' kinds).
 constexpr int kReferenceSlot = 1;
 
-// One reference launch in the baseline runner, its event time into `into`; "" or why not.
-std::string time_reference(RunnerSession& baseline, const Case& c, std::uint64_t seed, double limit_s,
-                           std::vector<double>* into) {
-  const CaseOutcome out =
-      baseline.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, kReferenceSlot);
-  if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
+// One reference launch in the baseline runner, its event time into `into`;
+// nothing, or the request that failed.
+std::optional<CaseOutcome> time_reference(RunnerSession& baseline, const Case& c, std::uint64_t seed, double limit_s,
+                                          std::vector<double>* into) {
+  CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, kReferenceSlot);
+  if (out.kind != CaseOutcome::Kind::Ok) return out;
   if (into) into->push_back(out.reply.header.launch_event_ms);
-  return "";
+  return std::nullopt;
+}
+
+TimedFailure failed_at(TimedStep step, CaseOutcome request) {
+  TimedFailure f;
+  f.step = step;
+  f.request = std::move(request);
+  return f;
 }
 
 }  // namespace
@@ -92,19 +99,20 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
   return r.ok ? "" : r.summary();
 }
 
-std::string time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e) {
+std::optional<TimedFailure> time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e) {
   FreshSeeds seeds;
   for (int s = 0; s < std::max(1, c.performance.warmups) + kYardstickSamples; ++s) {
     const bool kept = s >= std::max(1, c.performance.warmups);
-    const std::string failed =
-        time_reference(baseline, c, seeds.next(), limit_s, kept ? &e.yardstick_event_ms : nullptr);
-    if (!failed.empty()) return failed;
+    if (std::optional<CaseOutcome> failed =
+            time_reference(baseline, c, seeds.next(), limit_s, kept ? &e.yardstick_event_ms : nullptr))
+      return failed_at(TimedStep::Yardstick, std::move(*failed));
   }
-  return "";
+  return std::nullopt;
 }
 
-std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<TimedOutput>& outputs, RunnerSession* probes) {
+std::optional<TimedFailure> time_student_samples(RunnerSession& student, const Case& c, double limit_s,
+                                                 TimingEvidence& e, std::vector<TimedOutput>& outputs,
+                                                 RunnerSession* probes) {
   FreshSeeds seeds;
   // The suite's warm-ups launch basicSgemm; then every slot the samples will
   // use that no warm-up wrote is allocated by a request that launches nothing
@@ -113,21 +121,20 @@ std::string time_student_samples(RunnerSession& student, const Case& c, double l
   const int slots = std::clamp(c.performance.samples, 1, proto::kMaxSeededSlots);
   for (int w = 0; w < std::max(c.performance.warmups, slots); ++w) {
     const proto::Launch launch = w < c.performance.warmups ? proto::Launch::BasicSgemm : proto::Launch::None;
-    const CaseOutcome out = student.time_seeded(c.m, c.k, c.n, seeds.next(), launch, limit_s, w % slots);
-    if (out.kind != CaseOutcome::Kind::Ok) return out.cause;
+    CaseOutcome out = student.time_seeded(c.m, c.k, c.n, seeds.next(), launch, limit_s, w % slots);
+    if (out.kind != CaseOutcome::Kind::Ok) return failed_at(TimedStep::StudentSamples, std::move(out));
   }
   bool probed = false;  // the last request was a probe
   for (int s = 0; s < c.performance.samples; ++s) {
     const int slot = s % proto::kMaxSeededSlots;
     // Every slot holds a sample (a suite of more samples than slots): their
     // files are written now, before the slots are used again.
-    if (s > 0 && slot == 0) {
-      const std::string failed = write_output_files(student, c, limit_s, outputs);
-      if (!failed.empty()) return failed;
-    }
+    if (s > 0 && slot == 0)
+      if (std::optional<CaseOutcome> failed = write_output_files(student, c, limit_s, outputs))
+        return failed_at(TimedStep::StudentSamples, std::move(*failed));
     const std::uint64_t seed = seeds.next();
-    const CaseOutcome timed = student.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, slot);
-    if (timed.kind != CaseOutcome::Kind::Ok) return timed.cause;
+    CaseOutcome timed = student.time_seeded(c.m, c.k, c.n, seed, proto::Launch::BasicSgemm, limit_s, slot);
+    if (timed.kind != CaseOutcome::Kind::Ok) return failed_at(TimedStep::StudentSamples, std::move(timed));
     e.student_ms.push_back(timed.judge_ms);
     e.student_event_ms.push_back(timed.reply.header.launch_event_ms);
     e.student_after_probe.push_back(probed);
@@ -137,23 +144,24 @@ std::string time_student_samples(RunnerSession& student, const Case& c, double l
     out.committed = timed.reply.header;
     outputs.push_back(std::move(out));
     probed = probes && s % kProbeEvery == kProbeEvery - 1;
-    if (probed) {
-      const std::string failed = time_reference(*probes, c, seeds.next(), limit_s, &e.probe_event_ms);
-      if (!failed.empty()) return "the grader's baseline runner failed between the samples: " + failed;
-    }
+    if (probed)
+      if (std::optional<CaseOutcome> failed = time_reference(*probes, c, seeds.next(), limit_s, &e.probe_event_ms))
+        return failed_at(TimedStep::Probe, std::move(*failed));
   }
-  return write_output_files(student, c, limit_s, outputs);
+  if (std::optional<CaseOutcome> failed = write_output_files(student, c, limit_s, outputs))
+    return failed_at(TimedStep::StudentSamples, std::move(*failed));
+  return std::nullopt;
 }
 
-std::string write_output_files(RunnerSession& runner, const Case& c, double limit_s,
-                               std::vector<TimedOutput>& outputs) {
+std::optional<CaseOutcome> write_output_files(RunnerSession& runner, const Case& c, double limit_s,
+                                              std::vector<TimedOutput>& outputs) {
   for (TimedOutput& o : outputs) {
     if (o.written) continue;
-    const CaseOutcome written = runner.seeded_output(c.m, c.k, c.n, limit_s, o.slot, o.seed);
-    if (written.kind != CaseOutcome::Kind::Ok) return written.cause;
+    CaseOutcome written = runner.seeded_output(c.m, c.k, c.n, limit_s, o.slot, o.seed);
+    if (written.kind != CaseOutcome::Kind::Ok) return written;
     o.written = true;
   }
-  return "";
+  return std::nullopt;
 }
 
 void read_output_files(const std::string& dir, const Case& c, std::vector<TimedOutput>& outputs) {
@@ -179,7 +187,8 @@ void check_student_outputs(const Case& c, const std::vector<TimedOutput>& output
   }
 }
 
-std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e) {
+std::optional<TimedFailure> time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s,
+                                                  TimingEvidence& e) {
   FreshSeeds seeds;
   // Launch::None is the request overhead; the naive kernel is only a
   // landmark in the report and the slowest: a few samples of it are enough.
@@ -189,14 +198,14 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
   constexpr int kNaive = 2, kNaiveSamples = 3;
   std::vector<double>* series[3] = {&e.overhead_ms, &e.reference_ms, &e.naive_ms};
   std::vector<double>* events[3] = {nullptr, &e.reference_event_ms, &e.naive_event_ms};
-  std::string failure;
+  std::optional<TimedFailure> failure;
   std::uint64_t last_seed = 0;
   proto::ReplyHeader last_reference;
   auto sample = [&](int kind, bool keep) {
     const std::uint64_t seed = seeds.next();
-    const CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seed, kKinds[kind], limit_s, kind);
+    CaseOutcome out = baseline.time_seeded(c.m, c.k, c.n, seed, kKinds[kind], limit_s, kind);
     if (out.kind != CaseOutcome::Kind::Ok) {
-      failure = out.cause;
+      failure = failed_at(TimedStep::Baselines, std::move(out));
       return false;
     }
     if (keep) series[kind]->push_back(out.judge_ms);
@@ -219,13 +228,17 @@ std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double
     }
   // The reference's last output held to the same test as the student's: a
   // baseline runner that computed something else would show here.
-  const CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, 1, last_seed);
-  if (output.kind != CaseOutcome::Kind::Ok) return output.cause;
+  CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, 1, last_seed);
+  if (output.kind != CaseOutcome::Kind::Ok) return failed_at(TimedStep::Baselines, std::move(output));
   std::vector<float> reference_c;
   std::string wrong = read_output_file(baseline.scratch_dir(), last_seed, c.m, c.n, reference_c);
   if (wrong.empty())
     wrong = check_timed_output(c.m, c.k, c.n, last_seed, reference_c, last_reference, seeds.next(), c.tolerance_factor);
-  return wrong.empty() ? "" : "the reference's own timed output failed the check: " + wrong;
+  if (wrong.empty()) return std::nullopt;
+  TimedFailure f;
+  f.step = TimedStep::ReferenceOutput;
+  f.reference_wrong = wrong;
+  return f;
 }
 
 }  // namespace sg

@@ -6,6 +6,7 @@
 // grader's baseline runner. measure/timing.cpp turns them into a Timing.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,17 @@
 #include "measure/timing.h"
 
 namespace sg {
+
+// Where a timing failed, as facts (words/case_report.h says it): a request of
+// the reference's yardstick, of the student's samples (their writes of
+// outputs included), of a probe between them, or of the baselines' samples;
+// or the reference's own last output, which failed its check.
+enum class TimedStep { Yardstick, StudentSamples, Probe, Baselines, ReferenceOutput };
+struct TimedFailure {
+  TimedStep step = TimedStep::StudentSamples;
+  CaseOutcome request;          // the request that failed (all but ReferenceOutput)
+  std::string reference_wrong;  // ReferenceOutput: what its check found (check_timed_output)
+};
 
 // What is wrong with a timed sample's output ("" when nothing): it must be
 // the output the runner committed to (the digest in `committed`) and pass
@@ -41,24 +53,26 @@ struct TimedOutput {
 // into e.student_ms (the judge's clock) and e.student_event_ms (the runner's
 // claim), and one TimedOutput each into `outputs`. Every output is written
 // to its own file by the end (one per sample; a slot used again, with more
-// samples than slots, is written first). "" when every request was
-// answered, else why not.
+// samples than slots, is written first). Nothing when every request was
+// answered, else the failure.
 // With `probes` (the grader's baseline runner), a reference launch follows
 // every kProbeEvery-th sample there, into e.probe_event_ms: the GPU's pace
 // during the take (timing.h, student_take_disturbance).
-std::string time_student_samples(RunnerSession& student, const Case& c, double limit_s, TimingEvidence& e,
-                                 std::vector<TimedOutput>& outputs, RunnerSession* probes = nullptr);
+std::optional<TimedFailure> time_student_samples(RunnerSession& student, const Case& c, double limit_s,
+                                                 TimingEvidence& e, std::vector<TimedOutput>& outputs,
+                                                 RunnerSession* probes = nullptr);
 constexpr int kProbeEvery = 3;
 
 // The yardstick of the GPU's pace before the student's samples: warm-ups,
 // then kYardstickSamples reference launches in the baseline runner, into
-// e.yardstick_event_ms. "" when every request was answered, else why not.
-std::string time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e);
+// e.yardstick_event_ms. Nothing when every request was answered, else the failure.
+std::optional<TimedFailure> time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e);
 constexpr int kYardstickSamples = 5;
 
-// Asks the runner to write every output not yet written to its file.
-std::string write_output_files(RunnerSession& runner, const Case& c, double limit_s,
-                               std::vector<TimedOutput>& outputs);
+// Asks the runner to write every output not yet written to its file: nothing,
+// or the request that failed.
+std::optional<CaseOutcome> write_output_files(RunnerSession& runner, const Case& c, double limit_s,
+                                              std::vector<TimedOutput>& outputs);
 
 // Reads every written output not yet read from its file in `dir` (the
 // runner's scratch folder), removing the file; a file that is missing, not
@@ -76,8 +90,9 @@ void check_student_outputs(const Case& c, const std::vector<TimedOutput>& output
 
 // The overhead, reference and naive samples into e (the judge's clock and the
 // baseline runner's events), interleaved with the order rotating, and the
-// reference's last output checked. "" when every request was answered and
-// that output passed, else why not.
-std::string time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e);
+// reference's last output checked. Nothing when every request was answered
+// and that output passed, else the failure.
+std::optional<TimedFailure> time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s,
+                                                  TimingEvidence& e);
 
 }  // namespace sg

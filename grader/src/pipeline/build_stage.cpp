@@ -3,6 +3,7 @@
 
 #include "pipeline/stages.h"
 #include "services/limits.h"
+#include "words/build_report.h"
 
 namespace fs = std::filesystem;
 
@@ -40,11 +41,11 @@ bool build_stage(Grading& g) {
   // room for the compiler's own message.) Unless the work folder's own quota
   // is full: then the submission made its compilers write that much (a huge
   // initialised table, say), a compile error of its own.
-  std::string quota;
+  std::optional<QuotaOverrun> quota;
   auto machine_ran_out = [&g, &quota] {
     if (g.build.ok) return std::string();
     quota = over_quota(g.work.place(""));
-    if (!quota.empty()) return std::string();
+    if (quota) return std::string();
     const std::string said = grader_resource_failure(g.build.log);
     return said.empty() ? g.work.out_of_space() : said;
   };
@@ -57,9 +58,9 @@ bool build_stage(Grading& g) {
                     "), twice; this is not an error in the submission: grade it again";
     }
   }
-  if (!quota.empty()) {
+  if (quota) {
     g.build.state = GradeState::CompileError;
-    g.build.why = "the build wrote more than " + quota + ": make the kernel's source and its tables smaller";
+    g.build.why = build_over_quota_why(*quota);
   }
   r.device = g.backend->device();
   r.build_log = g.build.log;

@@ -30,8 +30,6 @@ std::string full_reason(const struct statvfs& fs) {
   return "";
 }
 
-std::string mib(long long bytes) { return std::to_string(bytes >> 20) + " MiB"; }
-
 // Adds what the folder open at `fd` holds to `use` (allocated blocks: a
 // sparse file costs what it stores), stopping once `use.files` passes
 // `max_files`. Takes ownership of `fd`.
@@ -79,28 +77,25 @@ void empty_at(int fd) {
 
 }  // namespace
 
-std::string over_quota(const QuotaPlace& place) {
-  if (!place.quota.set()) return "";
-  const std::string over = "its " + place.name + "'s quota (" + mib(place.quota.bytes) + " or " +
-                           std::to_string(place.quota.files) + " files)";
+std::optional<QuotaOverrun> over_quota(const QuotaPlace& place) {
+  if (!place.quota.set()) return std::nullopt;
+  const QuotaOverrun over{place.name, place.quota};
   if (place.mounted) {
     struct statvfs fs {};
-    if (::statvfs(place.dir.c_str(), &fs) != 0) return "";
-    return full_reason(fs).empty() ? "" : over;  // a tmpfs quota always counts its inodes
+    if (::statvfs(place.dir.c_str(), &fs) != 0) return std::nullopt;
+    if (full_reason(fs).empty()) return std::nullopt;  // a tmpfs quota always counts its inodes
+    return over;
   }
-  if (!place.walk) return "";
+  if (!place.walk) return std::nullopt;
   const int fd = ::open(place.dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return "";
+  if (fd < 0) return std::nullopt;
   Use use;
   use.files = 1;  // the folder itself, as a tmpfs counts it
   add_folder(fd, use, place.quota.files);
   const bool too_much = use.bytes + kFullBelowBytes > static_cast<unsigned long long>(place.quota.bytes) ||
                         use.files >= place.quota.files;
-  return too_much ? over : "";
-}
-
-std::string quota_verdict(const std::string& quota) {
-  return "the submission wrote more than " + quota + ": a submission may not write files";
+  if (!too_much) return std::nullopt;
+  return over;
 }
 
 std::string file_system_full(const std::string& dir) {

@@ -5,6 +5,7 @@
 // is measured after each request instead (a verdict, not a wall). Either way
 // a full quota is the submission's own doing, never the machine's failure.
 #pragma once
+#include <optional>
 #include <string>
 
 namespace sg {
@@ -24,15 +25,18 @@ struct QuotaPlace {
   bool walk = false;
 };
 
-// "" while the place is within its quota (or has none); else the quota, as
-// callers finish the sentence: "its scratch folder's quota (64 MiB or 1024
-// files)". A mounted place is past it when less than 1 MiB or no inode is
-// left; a walked one when it holds more (allocated blocks, no link followed,
-// the walk stopping at the quota's file count).
-std::string over_quota(const QuotaPlace& place);
+// A place found past its quota, as facts: which folder (its name, as
+// sentences name it) and its quota (words/case_report.h says them).
+struct QuotaOverrun {
+  std::string folder;  // "scratch folder"
+  DiskQuota quota;
+};
 
-// The sentence a student reads for a quota over_quota found full.
-std::string quota_verdict(const std::string& quota);
+// Nothing while the place is within its quota (or has none); else which
+// quota it is past. A mounted place is past it when less than 1 MiB or no
+// inode is left; a walked one when it holds more (allocated blocks, no link
+// followed, the walk stopping at the quota's file count).
+std::optional<QuotaOverrun> over_quota(const QuotaPlace& place);
 
 // "" or why the file system under `dir` cannot take a grading's writes (less
 // than 1 MiB or no inode free; no path, for reports): the machine's failure

@@ -9,7 +9,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <random>
 
 #include "services/elapsed.h"
@@ -144,10 +143,12 @@ namespace {
 constexpr double kCrashGraceS = 0.5;
 }  // namespace
 
-CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::string& cause) {
+CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, CaseOutcome::Failure failure,
+                                          const std::string& message) {
   CaseOutcome out;
   out.kind = kind;
-  out.cause = cause;
+  out.failure = failure;
+  out.message = message;
   failed_ = true;
   if (child_) {
     // A runner that crashed is given a moment to end by itself (inside the
@@ -161,9 +162,10 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, const std::str
     // A runner that died on its own says how; one we killed just "timed out".
     if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
       if (info.timed_out)
-        out.cause += " (the runner did not end by itself and was killed)";
+        out.runner_end = CaseOutcome::RunnerEnd::Killed;
       else if (kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError)
-        out.cause += " (runner " + info.describe() + ")";
+        out.runner_end = CaseOutcome::RunnerEnd::Ended;
+      out.runner_exit = info;
     }
     child_.reset();
   }
@@ -223,14 +225,16 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
                                     double timeout_s) {
   CaseOutcome out = exchange_once(request, payload, expect_c, timeout_s);
   const QuotaPlace& scratch = cfg_.scratch_quota;
-  if (const std::string quota = over_quota(scratch); !quota.empty()) {
+  if (std::optional<QuotaOverrun> quota = over_quota(scratch)) {
     // Its own quota: the request fails, whatever the runner answered (its
     // writes failed from then on); once it has ended its files go, so that
-    // the next runner starts within the quota.
-    const std::string over = quota_verdict(quota);
-    if (child_) out = fail_and_reset(CaseOutcome::Kind::DiskQuota, over);
+    // the next runner starts within the quota. The quota is all it says.
+    if (child_) out = fail_and_reset(CaseOutcome::Kind::DiskQuota, CaseOutcome::Failure::OverQuota);
     out.kind = CaseOutcome::Kind::DiskQuota;
-    out.cause = over;
+    out.failure = CaseOutcome::Failure::OverQuota;
+    out.message.clear();
+    out.runner_end = CaseOutcome::RunnerEnd::Unknown;
+    out.quota = std::move(quota);
     empty_folder(scratch.dir);
     return out;
   }
@@ -243,21 +247,22 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
   return out;
 }
 
-std::string check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& runs, const std::string& tool) {
+std::optional<QuotaOverrun> check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& runs,
+                                            const std::string& tool) {
   bool all_ok = true;
   for (const ToolRun& run : runs) {
     if (!run.started) throw_if_machine_failure(tool, run.start_error);
     all_ok = all_ok && run.ok();
   }
-  if (const std::string quota = over_quota(rc.scratch_quota); !quota.empty()) {
+  if (std::optional<QuotaOverrun> quota = over_quota(rc.scratch_quota)) {
     empty_folder(rc.scratch_quota.dir);  // every process of the tool has ended
-    return quota_verdict(quota);
+    return quota;
   }
   if (!all_ok) {
     throw_if_disk_full(rc.scratch_quota, tool + " failed");
     throw_if_disk_full(rc.work_quota, tool + " failed");  // its output, where the judge reads it
   }
-  return "";
+  return std::nullopt;
 }
 
 CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
@@ -268,12 +273,15 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
   if (!ensure_started(error)) {
     CaseOutcome out;
     out.kind = CaseOutcome::Kind::StartFailed;
-    out.cause = "could not start the runner: " + error;
+    out.failure = CaseOutcome::Failure::NotStarted;
+    out.message = error;
     // Out of memory, descriptors or disk on the grader's side: the
     // machine's failure, unless the submission's output filled its work folder.
-    if (const std::string quota = over_quota(cfg_.work_quota); !quota.empty()) {
+    if (std::optional<QuotaOverrun> quota = over_quota(cfg_.work_quota)) {
       out.kind = CaseOutcome::Kind::DiskQuota;
-      out.cause = "the runner could not be started: the submission's output and files took more than " + quota;
+      out.failure = CaseOutcome::Failure::OutputOverQuota;
+      out.message.clear();
+      out.quota = std::move(quota);
       return out;
     }
     throw_if_machine_failure("the runner", error);
@@ -291,13 +299,18 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
   }
   proto::RunCaseRequest q = request;
   q.nonce = next_nonce_++;
-  const std::string timeout_text = "timed out after " + std::to_string(static_cast<int>(timeout_s + 0.5)) + " s";
+  // A timeout says the limit it ran past.
+  const auto timed_out = [this, timeout_s] {
+    CaseOutcome out = fail_and_reset(CaseOutcome::Kind::TimedOut, CaseOutcome::Failure::TimedOut);
+    out.after_s = timeout_s;
+    return out;
+  };
   double limit = timeout_s;  // moved on while a CPU runner's blocks keep completing
   auto left = [&] { return limit - seconds_since(t0); };
   // A failed write is a timeout when the time ran out, else the runner went away.
   auto write_failed = [&] {
-    return left() <= 0 ? fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text)
-                       : fail_and_reset(CaseOutcome::Kind::Crashed, "the runner died before reading the case");
+    return left() <= 0 ? timed_out()
+                       : fail_and_reset(CaseOutcome::Kind::Crashed, CaseOutcome::Failure::DiedBeforeReading);
   };
   const int wfd = child_->request_fd();
   const auto sent = Clock::now();
@@ -317,31 +330,29 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
   // case so, in make test).
   const double read_s = left() > 0 ? std::max(left(), kReplyTransferS) : 0.0;
   if (!proto::read_reply(child_->reply_fd(), r, q.m, q.n, read_s, error, expect_c)) {
+    // The reader's own error (proto/protocol.h) tells a timeout from an end.
     if (error.find("timed out") != std::string::npos && out.extended) {
-      char why[200];
-      std::snprintf(why, sizeof why,
-                    "timed out after %.0f s while its blocks kept completing (its limit of %.0f s was extended as "
-                    "long as they did, up to %.0f times that and %.0f s in all per grading)",
-                    limit, timeout_s, std::max(1.0, cfg_.progress_limit_factor), cfg_.progress_budget_s);
-      CaseOutcome slow = fail_and_reset(CaseOutcome::Kind::TimedOut, why);
+      CaseOutcome slow = fail_and_reset(CaseOutcome::Kind::TimedOut, CaseOutcome::Failure::TimedOutExtended);
       slow.extended = true;
       slow.limit_s = timeout_s;
+      slow.after_s = limit;
+      slow.extension_factor = std::max(1.0, cfg_.progress_limit_factor);
+      slow.extension_budget_s = cfg_.progress_budget_s;
       return slow;
     }
-    if (error.find("timed out") != std::string::npos)
-      return fail_and_reset(CaseOutcome::Kind::TimedOut, timeout_text);
+    if (error.find("timed out") != std::string::npos) return timed_out();
     if (error.find("end of") != std::string::npos || error.find("EOF") != std::string::npos ||
         error.find("closed") != std::string::npos || error.find("short") != std::string::npos)
-      return fail_and_reset(CaseOutcome::Kind::Crashed, "the runner died while running the case");
-    return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner sent a malformed reply (" + error + ")");
+      return fail_and_reset(CaseOutcome::Kind::Crashed, CaseOutcome::Failure::DiedWhileRunning);
+    return fail_and_reset(CaseOutcome::Kind::ProtocolError, CaseOutcome::Failure::MalformedReply, error);
   }
   out.judge_ms = 1000.0 * seconds_since(sent);
   if (r.header.nonce != q.nonce)
-    return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner sent a reply to another request");
+    return fail_and_reset(CaseOutcome::Kind::ProtocolError, CaseOutcome::Failure::ReplyToOther);
   out.facts = r.header.launch;
   // A runner that fails is ended; the facts of its reply stay with the case.
-  const auto failed = [this, &out](CaseOutcome::Kind kind, const std::string& cause) {
-    CaseOutcome ended = fail_and_reset(kind, cause);
+  const auto failed = [this, &out](CaseOutcome::Kind kind, CaseOutcome::Failure failure, const std::string& message) {
+    CaseOutcome ended = fail_and_reset(kind, failure, message);
     ended.facts = out.facts;
     return ended;
   };
@@ -351,18 +362,20 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
       return out;
     case proto::ReplyStatus::OutOfMemory:
       out.kind = CaseOutcome::Kind::OutOfMemory;
-      out.cause = "out of GPU memory: " + r.message;
+      out.failure = CaseOutcome::Failure::OutOfMemory;
+      out.message = r.message;
       return out;  // not sticky: the runner carries on
     case proto::ReplyStatus::LaunchRefused:
       out.kind = CaseOutcome::Kind::LaunchError;
-      out.cause = r.message;
+      out.failure = CaseOutcome::Failure::LaunchFailed;
+      out.message = r.message;
       return out;  // the device still works: the runner carries on
     case proto::ReplyStatus::LaunchError:
-      return failed(CaseOutcome::Kind::LaunchError, r.message);
+      return failed(CaseOutcome::Kind::LaunchError, CaseOutcome::Failure::LaunchFailed, r.message);
     case proto::ReplyStatus::CudaError:
-      return failed(CaseOutcome::Kind::CudaError, "CUDA error: " + r.message);
+      return failed(CaseOutcome::Kind::CudaError, CaseOutcome::Failure::CudaError, r.message);
     default:
-      return fail_and_reset(CaseOutcome::Kind::ProtocolError, "the runner rejected the request: " + r.message);
+      return fail_and_reset(CaseOutcome::Kind::ProtocolError, CaseOutcome::Failure::Rejected, r.message);
   }
 }
 

@@ -51,12 +51,46 @@ struct RunnerConfig {
 inline constexpr double kReplyTransferS = 10;
 
 struct CaseOutcome {
-  // DiskQuota: the submission filled a folder's quota (cause says which); the runner was ended.
+  // How the grading treats it. DiskQuota: the submission filled a folder's
+  // quota (`quota` says which); the runner was ended.
   enum class Kind {
     Ok, TimedOut, Crashed, CudaError, LaunchError, OutOfMemory, ProtocolError, StartFailed, DiskQuota
   };
   Kind kind = Kind::Ok;
-  std::string cause;        // for people: what happened, when not Ok
+  // What happened when not Ok, as facts: words/case_report.h says it
+  // (runner_failure). Each is one Kind's; the fields it uses in brackets.
+  enum class Failure {
+    None,
+    NotStarted,         // StartFailed: the runner could not start [message: the spawn's error]
+    OutputOverQuota,    // DiskQuota: it could not start, the work folder past its quota [quota]
+    OverQuota,          // DiskQuota: a request left the scratch folder past its quota [quota]
+    TimedOut,           // TimedOut: no reply within its limit [after_s]
+    TimedOutExtended,   // TimedOut: past its limit extended while blocks completed [after_s, limit_s, extension_*]
+    DiedBeforeReading,  // Crashed: the runner died before reading the case
+    DiedWhileRunning,   // Crashed: the runner died while running it
+    MalformedReply,     // ProtocolError [message: the reply reader's error]
+    ReplyToOther,       // ProtocolError: the reply's nonce was another request's
+    Rejected,           // ProtocolError: the runner rejected the request [message]
+    OutOfMemory,        // OutOfMemory [message]
+    LaunchFailed,       // LaunchError: refused, or failed [message]
+    CudaError,          // CudaError [message]
+  };
+  Failure failure = Failure::None;
+  // The one free text, quoted as it is and never parsed: the runner's own
+  // message from its reply (the submission's to shape: data, never read for
+  // meaning), or the grader's own error where a start or a read failed.
+  std::string message;
+  // How the runner itself ended once the failure had ended it: not known
+  // (or not said: a timeout, a quota), killed after it did not end by
+  // itself, or ended as `runner_exit` describes.
+  enum class RunnerEnd { Unknown, Killed, Ended };
+  RunnerEnd runner_end = RunnerEnd::Unknown;
+  ExitInfo runner_exit;
+  std::optional<QuotaOverrun> quota;  // DiskQuota: the folder and its quota
+  double after_s = 0;                 // TimedOut: the limit it ran past, in seconds
+  // TimedOutExtended: the extension's rule (RunnerConfig::progress_limit_factor
+  // at least 1, and progress_budget_s).
+  double extension_factor = 1, extension_budget_s = 0;
   proto::Reply reply;       // valid when Ok
   // The launch and fault the runner's reply named (proto::LaunchFacts), kept
   // when the case failed too: words/case_report.cpp says them.
@@ -137,7 +171,7 @@ class RunnerSession {
   // exchange without the checks of the folders afterwards.
   CaseOutcome exchange_once(const proto::RunCaseRequest& q, const std::vector<const std::vector<float>*>& payload,
                             bool expect_c, double timeout_s);
-  CaseOutcome fail_and_reset(CaseOutcome::Kind kind, const std::string& cause);
+  CaseOutcome fail_and_reset(CaseOutcome::Kind kind, CaseOutcome::Failure failure, const std::string& message = "");
   std::optional<Child> spawn_runner(std::string& log_file, std::string& error);
   void drop_spare();
   std::vector<pid_t> spared_by_sweeps() const;
@@ -160,11 +194,12 @@ class RunnerSession {
 };
 
 // After a tool (compute-sanitizer, ncu) ran the submission's runner with
-// `rc`'s folders: "" or, when the scratch folder is past its quota, the
-// sentence a student reads (the folder then emptied, as after a request).
+// `rc`'s folders: nothing or, when the scratch folder is past its quota,
+// which quota (the folder then emptied, as after a request).
 // Throws MachineFailure when a tool could not start for the grader's own lack
 // of resources, or one failed while a folder with no quota of its own sat on
 // a full disk (its output could not be written).
-std::string check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& runs, const std::string& tool);
+std::optional<QuotaOverrun> check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& runs,
+                                            const std::string& tool);
 
 }  // namespace sg

@@ -1,5 +1,7 @@
 #include "words/build_report.h"
 
+#include "words/case_report.h"
+
 namespace sg {
 namespace {
 
@@ -38,6 +40,10 @@ std::string depends_on_arch_why(const std::string& first_line) {
 }
 
 std::string nvcc_refused_why() { return "the submission did not compile with nvcc"; }
+
+std::string build_over_quota_why(const QuotaOverrun& over) {
+  return "the build wrote more than " + quota_text(over) + ": make the kernel's source and its tables smaller";
+}
 
 std::string did_not_compile_why() { return "the submission did not compile"; }
 

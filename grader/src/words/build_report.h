@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "services/disk_quota.h"
+
 namespace sg {
 
 // Why a build stopped. "rejected: " and the problems the symbol policy found.
@@ -20,6 +22,9 @@ std::string cpu_limit_nvcc_compiles_why(const std::string& first_error);
 // The code differs with __CUDA_ARCH__; `first_line` is the log's first line.
 std::string depends_on_arch_why(const std::string& first_line);
 std::string nvcc_refused_why();
+// The build filled the work folder's quota (`over`): the submission made its
+// compilers write that much.
+std::string build_over_quota_why(const QuotaOverrun& over);
 // The GPU backend's: nvcc refused kernel.cu; the runner could not be linked
 // with it; the link found a symbol the grader or the CUDA runtime defines too;
 // the grader's own baseline runner is missing (not the student's doing).

@@ -16,6 +16,25 @@ void mark_not_run(TestResult& t, const std::string& why, Status status) {
   t.verdict = why;
 }
 
+std::string not_measured_verdict(const TimedFailure& f) {
+  const std::string baseline = "not measured: the grader's baseline runner failed: ";
+  switch (f.step) {
+    case TimedStep::Yardstick:
+    case TimedStep::Baselines: return baseline + runner_failure(f.request);
+    case TimedStep::ReferenceOutput:
+      return baseline + "the reference's own timed output failed the check: " + f.reference_wrong;
+    case TimedStep::StudentSamples: return "not measured: the timed launches failed: " + runner_failure(f.request);
+    case TimedStep::Probe:
+      return "not measured: the timed launches failed: the grader's baseline runner failed between the samples: " +
+             runner_failure(f.request);
+  }
+  return "";
+}
+
+void mark_not_run(TestResult& t, const std::optional<TimedFailure>& failure) {
+  mark_not_run(t, failure ? not_measured_verdict(*failure) : std::string());
+}
+
 namespace {
 
 // The runner named the faulting thread, and its block's shape, in its
@@ -56,10 +75,64 @@ std::optional<Diagnosis> block_shape_diagnosis(const proto::LaunchFacts& f) {
 
 }  // namespace
 
+std::string quota_text(const QuotaOverrun& over) {
+  return "its " + over.folder + "'s quota (" + std::to_string(over.quota.bytes >> 20) + " MiB or " +
+         std::to_string(over.quota.files) + " files)";
+}
+
+std::string quota_verdict(const QuotaOverrun& over) {
+  return "the submission wrote more than " + quota_text(over) + ": a submission may not write files";
+}
+
+namespace {
+
+// What happened, before how the runner ended.
+std::string what_failed(const CaseOutcome& o) {
+  using F = CaseOutcome::Failure;
+  switch (o.failure) {
+    case F::None: return "";
+    case F::NotStarted: return "could not start the runner: " + o.message;
+    case F::OutputOverQuota:
+      return "the runner could not be started: the submission's output and files took more than " +
+             (o.quota ? quota_text(*o.quota) : std::string());
+    case F::OverQuota: return o.quota ? quota_verdict(*o.quota) : "";
+    case F::TimedOut: return "timed out after " + std::to_string(static_cast<int>(o.after_s + 0.5)) + " s";
+    case F::TimedOutExtended: {
+      char why[300];
+      std::snprintf(why, sizeof why,
+                    "timed out after %.0f s while its blocks kept completing (its limit of %.0f s was extended as "
+                    "long as they did, up to %.0f times that and %.0f s in all per grading)",
+                    o.after_s, o.limit_s, o.extension_factor, o.extension_budget_s);
+      return why;
+    }
+    case F::DiedBeforeReading: return "the runner died before reading the case";
+    case F::DiedWhileRunning: return "the runner died while running the case";
+    case F::MalformedReply: return "the runner sent a malformed reply (" + o.message + ")";
+    case F::ReplyToOther: return "the runner sent a reply to another request";
+    case F::Rejected: return "the runner rejected the request: " + o.message;
+    case F::OutOfMemory: return "out of GPU memory: " + o.message;
+    case F::LaunchFailed: return o.message;
+    case F::CudaError: return "CUDA error: " + o.message;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string runner_failure(const CaseOutcome& o) {
+  switch (o.runner_end) {
+    case CaseOutcome::RunnerEnd::Unknown: break;
+    case CaseOutcome::RunnerEnd::Killed: return what_failed(o) + " (the runner did not end by itself and was killed)";
+    case CaseOutcome::RunnerEnd::Ended: return what_failed(o) + " (runner " + o.runner_exit.describe() + ")";
+  }
+  return what_failed(o);
+}
+
 std::string failure_cause(const CaseOutcome& o) {
   const proto::LaunchFacts& f = o.facts;
-  if (!launch_known(f) || thread_named(f)) return o.cause;
-  return o.cause + " (blocks of " + std::to_string(f.block_x) + "x" + std::to_string(f.block_y) + " threads, grid " +
+  const std::string cause = runner_failure(o);
+  if (!launch_known(f) || thread_named(f)) return cause;
+  return cause + " (blocks of " + std::to_string(f.block_x) + "x" + std::to_string(f.block_y) + " threads, grid " +
          std::to_string(f.grid_x) + "x" + std::to_string(f.grid_y) + ")";
 }
 

@@ -3,7 +3,10 @@
 #pragma once
 #include <string>
 
+#include <optional>
+
 #include "compare/hypotheses.h"
+#include "measure/timed_samples.h"
 #include "services/runner_session.h"
 #include "model/result.h"
 #include "model/suite.h"
@@ -16,10 +19,26 @@ void mark_not_run(TestResult& t, const std::string& why, Status status = Status:
 // The runner failed on this case (crash, timeout, CUDA error...).
 void record_runner_failure(TestResult& t, const CaseOutcome& outcome);
 
-// A runner failure's cause as a report says it: the session's cause, then the
+// What the runner session saw fail, from its facts (CaseOutcome::Failure):
+// "timed out after 10 s", "CUDA error: <the runner's message>", "crashed"'s
+// cause with how the runner ended ("... (runner killed by signal 11 ...)").
+std::string runner_failure(const CaseOutcome& outcome);
+
+// A runner failure's cause as a report says it: runner_failure, then the
 // launch's shape where the runner saw the launch but its message does not
 // name it (the GPU's: " (blocks of 256x1 threads, grid 64x1)").
 std::string failure_cause(const CaseOutcome& outcome);
+
+// A folder's quota as sentences name it: "its scratch folder's quota (64 MiB
+// or 1024 files)"; and what a student reads when the submission filled it.
+std::string quota_text(const QuotaOverrun& over);
+std::string quota_verdict(const QuotaOverrun& over);
+
+// Why a timed case was not measured (measure/timed_samples.h): the request
+// that failed, or the reference's own output that failed its check.
+std::string not_measured_verdict(const TimedFailure& failure);
+// A timed case that was not measured: not_measured_verdict, no points.
+void mark_not_run(TestResult& t, const std::optional<TimedFailure>& failure);
 
 // Lines of a checked case's detail: it timed out beside other gradings and
 // ran again with the device to itself; its limit was cut to `limit_s` from

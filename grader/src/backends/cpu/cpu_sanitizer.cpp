@@ -8,6 +8,7 @@
 #include "backends/cpu/host_oracle.h"
 #include "compare/tolerance.h"
 #include "compare/diagnosis_catalogue.h"
+#include "words/case_report.h"
 #include "words/sanitizer_report.h"
 #include "services/inputs.h"
 #include "services/limits.h"
@@ -45,7 +46,7 @@ void cpu_sanitizer_check(const Check& c, const RunnerConfig& runner, const std::
     runs.push_back(run_once(c, runner, log_dir, forward, in, seed));
     if (runs.back().kind != CaseOutcome::Kind::Ok) {
       t.status = Status::Failed;
-      t.verdict = sanitizer_run_failed(forward, runs.back().cause);
+      t.verdict = sanitizer_run_failed(forward, runner_failure(runs.back()));
       return;
     }
   }

@@ -4,6 +4,7 @@
 
 #include "services/inputs.h"
 #include "services/limits.h"
+#include "words/case_report.h"
 
 namespace sg {
 
@@ -26,7 +27,7 @@ CountedCase count_loads_at(const Check& c, const RunnerConfig& runner, const std
                                       CaseSchedule{seed, false});
   session.stop();
   if (out.kind != CaseOutcome::Kind::Ok) {
-    counted.verdict = out.cause;
+    counted.verdict = runner_failure(out);
     return counted;
   }
   counted.completed = true;

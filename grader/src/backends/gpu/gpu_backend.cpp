@@ -335,9 +335,9 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
     }
   }
   t.seconds = seconds_since(t0);
-  if (const std::string over = check_tool_runs(*ctx.runner_config, runs, "compute-sanitizer"); !over.empty()) {
+  if (const std::optional<QuotaOverrun> over = check_tool_runs(*ctx.runner_config, runs, "compute-sanitizer")) {
     t.status = Status::Failed;
-    t.verdict = over;
+    t.verdict = quota_verdict(*over);
     return;
   }
   std::vector<std::string> labels, findings;  // each tool's finding, in the tools' order
@@ -468,7 +468,8 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(500 * attempt + pause_source() % 1500));
   }
-  const std::string over = check_tool_runs(*ctx.runner_config, {run}, "ncu");
+  const std::optional<QuotaOverrun> quota = check_tool_runs(*ctx.runner_config, {run}, "ncu");
+  const std::string over = quota ? quota_verdict(*quota) : "";
   return ncu_reuse_outcome(c, run, over, admin_only, kNcuQuietS, seconds_since(t0));
 }
 
