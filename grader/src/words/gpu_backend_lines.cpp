@@ -15,6 +15,12 @@ std::string dims(int m, int k, int n) {
   return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
 }
 
+std::string hold_seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
 const char* const kHungBesideOthers = " hung beside other gradings: run again with the GPU to itself";
 
 }  // namespace
@@ -46,6 +52,21 @@ std::string cublas_call_failed(const char* call, int status) {
 std::string gpu_memory_short(double need_bytes, double free_bytes) {
   return "not run: the case needs about " + gib(need_bytes) + " of GPU memory and the GPU has " + gib(free_bytes) +
          " free";
+}
+
+std::string hold_taken_log_line(HoldKind hold, double waited_s) {
+  const char* taken = "has the GPU shared";
+  switch (hold) {
+    case HoldKind::GpuShared: break;
+    case HoldKind::GpuExclusive: taken = "has the GPU to itself"; break;
+    case HoldKind::Profiler: taken = "ncu has the profiler"; break;
+  }
+  return taken + std::string(" after waiting ") + hold_seconds(waited_s);
+}
+
+std::string hold_given_back_log_line(HoldKind hold, double held_s) {
+  const char* given_back = hold == HoldKind::Profiler ? "ncu gives the profiler back" : "gives the GPU back";
+  return given_back + std::string(" after ") + hold_seconds(held_s);
 }
 
 std::string building_again_log_line(const std::string& arch, const std::string& asked) {

@@ -32,7 +32,13 @@ std::string cublas_call_failed(const char* call, int status);
 // where `free_bytes` are free: it is not run.
 std::string gpu_memory_short(double need_bytes, double free_bytes);
 
-// The grade log's lines. The submission is compiled again for the GPU's
+// The grade log's lines. A hold on the GPU (shared, or to itself) or on
+// its profiler (ncu's) was taken after waiting `waited_s`; was given back
+// after `held_s`.
+enum class HoldKind { GpuShared, GpuExclusive, Profiler };
+std::string hold_taken_log_line(HoldKind hold, double waited_s);
+std::string hold_given_back_log_line(HoldKind hold, double held_s);
+// The submission is compiled again for the GPU's
 // `arch` (it was compiled for `asked`, the caller's --device-arch).
 std::string building_again_log_line(const std::string& arch, const std::string& asked);
 // The sanitizer check starts: memcheck over `shapes` shapes, racecheck at `race_shape`.

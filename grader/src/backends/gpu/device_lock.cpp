@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
@@ -25,12 +24,6 @@ void take(int fd, int how, const std::string& path) {
       ::close(fd);
       throw std::runtime_error("cannot lock " + path + ": " + std::strerror(err));
     }
-}
-
-std::string seconds_text(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
 }
 
 }  // namespace
@@ -54,18 +47,18 @@ DeviceLock::~DeviceLock() {
   if (fd_ >= 0) ::close(fd_);  // closing releases the lock
 }
 
-LockHold::LockHold(const std::string& path, bool exclusive, double* held_s, Log log, HoldWords words)
+LockHold::LockHold(const std::string& path, bool exclusive, double* held_s, Log log, HoldKind kind)
     : asked_(Clock::now()), lock_(path, exclusive), held_s_(held_s), since_(Clock::now()), exclusive_(exclusive),
-      words_(words), log_(path.empty() ? nullptr : std::move(log)) {
+      kind_(kind), log_(path.empty() ? nullptr : std::move(log)) {
   const double waited = std::chrono::duration<double>(since_ - asked_).count();
   if (log_ && (exclusive_ || waited >= kNoticeableWaitS))
-    log_(std::string(words_.taken) + " after waiting " + seconds_text(waited));
+    log_(hold_taken_log_line(kind_, waited));
 }
 
 LockHold::~LockHold() {
   const double held = std::chrono::duration<double>(Clock::now() - since_).count();
   if (held_s_) *held_s_ += held;
-  if (log_ && exclusive_) log_(std::string(words_.given_back) + " after " + seconds_text(held));
+  if (log_ && exclusive_) log_(hold_given_back_log_line(kind_, held));
 }
 
 }  // namespace sg

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "words/gpu_backend_lines.h"
 
 namespace sg {
 
@@ -27,15 +28,12 @@ class DeviceLock {
   int fd_ = -1;
 };
 
-// What the log says of a hold: "<taken> after waiting X s" (for a shared
-// hold only when noticeable) and, for an exclusive one, "<given back> after X s".
-struct HoldWords {
-  const char* taken;
-  const char* given_back;
-};
-constexpr HoldWords kGpuShared{"has the GPU shared", "gives the GPU back"};
-constexpr HoldWords kGpuExclusive{"has the GPU to itself", "gives the GPU back"};
-constexpr HoldWords kProfiler{"ncu has the profiler", "ncu gives the profiler back"};
+// What a hold is of, for the log (words/gpu_backend_lines.h says it): when
+// it was taken (for a shared hold only when the wait was noticeable) and,
+// for an exclusive one, when it was given back.
+constexpr HoldKind kGpuShared = HoldKind::GpuShared;
+constexpr HoldKind kGpuExclusive = HoldKind::GpuExclusive;
+constexpr HoldKind kProfiler = HoldKind::Profiler;
 
 // A hold on the GPU's lock (a hold on nothing where no lock is shared). With
 // `held_s` it adds how long it was held there, lock or not: the figure bounds
@@ -47,7 +45,7 @@ class LockHold final : public DeviceHold {
  public:
   using Log = std::function<void(const std::string&)>;
   LockHold(const std::string& path, bool exclusive, double* held_s = nullptr, Log log = nullptr,
-           HoldWords words = kGpuShared);
+           HoldKind kind = kGpuShared);
   ~LockHold() override;
 
  private:
@@ -58,7 +56,7 @@ class LockHold final : public DeviceHold {
   double* held_s_;
   Clock::time_point since_;  // after the lock was taken: waiting is not holding
   bool exclusive_;
-  HoldWords words_;
+  HoldKind kind_;
   Log log_;
 };
 
