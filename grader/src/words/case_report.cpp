@@ -1,9 +1,10 @@
 #include "words/case_report.h"
 
 #include <cmath>
-#include <cstdio>
 #include <optional>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "compare/diagnosis.h"
 #include "compare/diagnosis_catalogue.h"
@@ -97,14 +98,11 @@ std::string what_failed(const CaseOutcome& o) {
              (o.quota ? quota_text(*o.quota) : std::string());
     case F::OverQuota: return o.quota ? quota_verdict(*o.quota) : "";
     case F::TimedOut: return "timed out after " + std::to_string(static_cast<int>(o.after_s + 0.5)) + " s";
-    case F::TimedOutExtended: {
-      char why[300];
-      std::snprintf(why, sizeof why,
-                    "timed out after %.0f s while its blocks kept completing (its limit of %.0f s was extended as "
-                    "long as they did, up to %.0f times that and %.0f s in all per grading)",
-                    o.after_s, o.limit_s, o.extension_factor, o.extension_budget_s);
-      return why;
-    }
+    case F::TimedOutExtended:
+      return fmt::format(
+          "timed out after {:.0f} s while its blocks kept completing (its limit of {:.0f} s was extended as "
+          "long as they did, up to {:.0f} times that and {:.0f} s in all per grading)",
+          o.after_s, o.limit_s, o.extension_factor, o.extension_budget_s);
     case F::DiedBeforeReading: return "the runner died before reading the case";
     case F::DiedWhileRunning: return "the runner died while running the case";
     case F::MalformedReply: return "the runner sent a malformed reply (" + o.message + ")";
@@ -162,12 +160,10 @@ std::string ran_alone_again_note() {
 }
 
 std::string shortened_limit_note(double limit_s, double usual_s) {
-  char buf[300];
-  std::snprintf(buf, sizeof buf,
-                "its limit was %.1f s instead of %.0f s because an earlier case hung: a kernel that completes "
-                "needs only the time for the case's work\n",
-                limit_s, usual_s);
-  return buf;
+  return fmt::format(
+      "its limit was {:.1f} s instead of {:.0f} s because an earlier case hung: a kernel that completes "
+      "needs only the time for the case's work\n",
+      limit_s, usual_s);
 }
 
 std::string partition_note(unsigned sms) {
@@ -176,18 +172,15 @@ std::string partition_note(unsigned sms) {
 }
 
 std::string extended_limit_note(double took_s, double limit_s) {
-  char buf[320];
-  std::snprintf(buf, sizeof buf,
-                "took %.1f s, past its limit of %.0f s, which was extended because its blocks kept completing: "
-                "the CPU backend runs blocks a few at a time, so a grid larger than C needs (or more K tiles "
-                "than k has) costs time here that a GPU hides\n",
-                took_s, limit_s);
-  return buf;
+  return fmt::format(
+      "took {:.1f} s, past its limit of {:.0f} s, which was extended because its blocks kept completing: "
+      "the CPU backend runs blocks a few at a time, so a grid larger than C needs (or more K tiles "
+      "than k has) costs time here that a GPU hides\n",
+      took_s, limit_s);
 }
 
 std::string describe_comparison(const Comparison& cmp, int m, int n) {
   std::ostringstream s;
-  char buf[256];
   s << cmp.wrong << " of " << cmp.checked << " elements wrong";
   if (cmp.non_finite) {
     s << " (" << cmp.non_finite << " NaN or Inf";
@@ -200,17 +193,14 @@ std::string describe_comparison(const Comparison& cmp, int m, int n) {
     if (std::isinf(cmp.worst_ratio)) {
       s << "; an exact match is required for these inputs";
     } else {
-      std::snprintf(buf, sizeof buf, "; worst error %.3g times its bound", cmp.worst_ratio);
-      s << buf;
+      s << fmt::format("; worst error {:.3g} times its bound", cmp.worst_ratio);
     }
   }
   s << "\n";
   if (!cmp.first_wrong.empty()) {
     s << "first wrong elements (row, col): got / expected (bound)\n";
     for (const Mismatch& w : cmp.first_wrong) {
-      std::snprintf(buf, sizeof buf, "  C[%d][%d]: %.9g / %.9g (+-%.3g)\n", w.row, w.col, double(w.got), w.expected,
-                    w.bound);
-      s << buf;
+      s << fmt::format("  C[{}][{}]: {:.9g} / {:.9g} (+-{:.3g})\n", w.row, w.col, double(w.got), w.expected, w.bound);
     }
   }
   if (!cmp.tile_map.empty()) {

@@ -1,21 +1,13 @@
 #include "words/check_report.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace sg {
 namespace {
 
-std::string fixed1(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
+std::string fixed1(double v) { return fmt::format("{:.1f}", v); }
 
-std::string count_text(double v) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
-}
+std::string count_text(double v) { return fmt::format("{:.0f}", v); }
 
 // Who counted the loads, as the check's detail names it.
 std::string counter_name(ReuseSource s) {

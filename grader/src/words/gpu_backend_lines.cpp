@@ -1,25 +1,17 @@
 #include "words/gpu_backend_lines.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace sg {
 namespace {
 
-std::string gib(double bytes) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-  return buf;
-}
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024 * 1024)); }
 
 std::string dims(int m, int k, int n) {
   return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
 }
 
-std::string hold_seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f s", s);
-  return buf;
-}
+std::string hold_seconds(double s) { return fmt::format("{:.2f} s", s); }
 
 const char* const kHungBesideOthers = " hung beside other gradings: run again with the GPU to itself";
 

@@ -1,25 +1,15 @@
 #include "words/sanitizer_report.h"
 
-#include <cstdio>
+#include <fmt/format.h>
 
 namespace sg {
 namespace {
 
 // "12.3 s": the check's cost as its verdict and detail say it.
-std::string cost(double seconds) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%.1f s", seconds);
-  return buf;
-}
+std::string cost(double seconds) { return fmt::format("{:.1f} s", seconds); }
 
 std::string dims(int m, int k, int n) {
   return std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n);
-}
-
-std::string quiet_text(const char* format, double quiet_s) {
-  char buf[128];
-  std::snprintf(buf, sizeof buf, format, quiet_s);
-  return buf;
 }
 
 }  // namespace
@@ -69,9 +59,9 @@ std::string sanitizer_ending(SanitizerEnding e, const std::string& said, double 
   switch (e) {
     case SanitizerEnding::NotStarted: return "could not start: " + said;
     case SanitizerEnding::QuietBeforeLaunches:
-      return quiet_text("stopped: its program had not started its launches after %.0f s (it hung before them)",
-                        quiet_s);
-    case SanitizerEnding::WentQuiet: return quiet_text("stopped: no progress for %.0f s, the kernel hung", quiet_s);
+      return fmt::format("stopped: its program had not started its launches after {:.0f} s (it hung before them)",
+                         quiet_s);
+    case SanitizerEnding::WentQuiet: return fmt::format("stopped: no progress for {:.0f} s, the kernel hung", quiet_s);
     case SanitizerEnding::TimedOut: return "timed out";
     case SanitizerEnding::FoundErrors: return "found errors";
     case SanitizerEnding::LaunchFailed: return "the launch failed (" + said + ")";
