@@ -19,6 +19,7 @@ struct CheckedRun {
   bool differs = false;  // a second launch on the same inputs gave other bits
   double limit_s = 0;    // the case's time limit (shorter than the backend's after a hang)
   bool ran_alone_again = false;  // it timed out beside other gradings and ran again with the device to itself
+  std::size_t replayed = 0;      // ... after the earlier checked launches its runner had made (RunnerSession::rerun)
   // Counted from outside the runner (the structure check's shape on a GPU):
   // the loads, or why the counter gave none.
   bool counted_outside = false;
@@ -76,8 +77,12 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
     // with the same limit. A kernel that truly hangs costs one more limit.
     g.log("case " + c.name + " timed out beside other gradings: run again with the device to itself");
     const auto alone = g.backend->exclusive_hold();
-    run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+    run.out = g.session->rerun(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
     run.ran_alone_again = true;
+    run.replayed = g.session->replayed();
+    if (run.replayed > 0 || run.out.in_replay)
+      g.log("case " + c.name + ": " + std::to_string(run.replayed) + " earlier checked launches made again first" +
+            (run.out.in_replay ? ", and the next one failed" : ""));
   }
   if (run.out.kind == CaseOutcome::Kind::TimedOut && !run.out.extended) g.a_case_hung = true;
   if (prepared.oracle.valid()) prepared.oracle.get();  // computed beside the run
@@ -115,7 +120,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
   g.log("case " + c.name + " (" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + ")");
   CheckedRun run = checked_run(g, c, prepared);
   t.seconds = seconds_since(t0);
-  const std::string alone_note = run.ran_alone_again ? ran_alone_again_note() : "";
+  const std::string alone_note = run.ran_alone_again ? ran_alone_again_note(run.replayed, run.out.in_replay) : "";
   if (run.out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, run.out);
     t.detail += alone_note;

@@ -4,6 +4,9 @@ namespace sg {
 
 bool sanitizer_stage(Grading& g) {
   g.session = std::make_unique<RunnerSession>(g.runner_config);
+  // Beside other gradings a case that times out is made again alone on a
+  // fresh runner, after the same earlier calls (RunnerSession::rerun).
+  g.session->keep_calls(!g.opts.gpu_lock.empty());
   // The timed cases' inputs and oracle results are made on a second thread
   // meanwhile: the judge mostly waits while the sanitizer runs.
   if (g.backend->why_not_timed().empty())

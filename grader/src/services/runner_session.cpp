@@ -71,7 +71,8 @@ RunnerSession::~RunnerSession() { stop(); }
 // runners of the session beside it, as they are now.
 std::vector<pid_t> RunnerSession::spared_by_sweeps() const {
   std::vector<pid_t> spared = {spare_ ? spare_->pid() : 0};
-  if (beside_) spared.insert(spared.end(), {beside_->pid(), beside_->spare_ ? beside_->spare_->pid() : 0});
+  for (const RunnerSession* beside : beside_)
+    spared.insert(spared.end(), {beside->pid(), beside->spare_ ? beside->spare_->pid() : 0});
   return spared;
 }
 
@@ -83,6 +84,7 @@ std::vector<pid_t> RunnerSession::live_runners() const {
 
 void RunnerSession::stop() {
   drop_spare();
+  made_.clear();
   if (child_) {
     const proto::RunCaseRequest quit = proto::quit_request();
     proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
@@ -150,6 +152,10 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, CaseOutcome::F
   out.failure = failure;
   out.message = message;
   failed_ = true;
+  // The calls this runner made before the failed one: what rerun() gives a fresh one first.
+  made_before_failure_ = std::move(made_);
+  made_.clear();
+  if (in_run_ && !made_before_failure_.empty()) made_before_failure_.pop_back();
   if (child_) {
     // A runner that crashed is given a moment to end by itself (inside the
     // sandbox its death reaches the judge through bubblewrap), so that the
@@ -193,7 +199,28 @@ CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a,
   q.n = n;
   q.seed = schedule.seed;
   q.ascending = schedule.ascending ? 1 : 0;
-  return exchange(q, {&a, &b}, true, timeout_s);
+  if (keep_calls_) made_.push_back(MadeCall{m, k, n, a, b, timeout_s, schedule});
+  in_run_ = true;
+  CaseOutcome out = exchange(q, {&a, &b}, true, timeout_s);
+  in_run_ = false;
+  return out;
+}
+
+CaseOutcome RunnerSession::rerun(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b,
+                                 double timeout_s, const CaseSchedule& schedule) {
+  std::vector<MadeCall> before = std::move(made_before_failure_);
+  made_before_failure_.clear();
+  replayed_ = 0;
+  for (const MadeCall& call : before) {
+    CaseOutcome out = run(call.m, call.k, call.n, call.a, call.b, call.timeout_s, call.schedule);
+    // A replayed call that ended its runner: the program failed alone before reaching the case.
+    if (!child_) {
+      out.in_replay = true;
+      return out;
+    }
+    ++replayed_;
+  }
+  return run(m, k, n, a, b, timeout_s, schedule);
 }
 
 CaseOutcome RunnerSession::time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch,

@@ -102,6 +102,8 @@ struct CaseOutcome {
   // (RunnerConfig::progress_file): the limit it had, and the time it took.
   bool extended = false;
   double limit_s = 0;
+  // RunnerSession::rerun: a replayed earlier launch failed, before the case was made.
+  bool in_replay = false;
 };
 
 // How the CPU layer runs a checked launch (proto RunCase's seed and
@@ -137,6 +139,18 @@ class RunnerSession {
   // One checked launch (proto RunCase).
   CaseOutcome run(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
                   const CaseSchedule& schedule = {});
+  // Keep each runner's checked launches (their inputs too) for rerun(); off by default (memory).
+  void keep_calls(bool keep) { keep_calls_ = keep; }
+  // One checked launch made again after its runner failed, on a fresh runner
+  // that first makes the checked launches the failed one had made before it
+  // (their inputs and limits, in order): the case is then the same call of
+  // the program as before, which a submission may act on (a count of calls,
+  // a cache of shapes). A replayed launch that ends its runner is the outcome
+  // (CaseOutcome::in_replay). Needs keep_calls(true) before the first run.
+  CaseOutcome rerun(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
+                    const CaseSchedule& schedule = {});
+  // How many earlier launches the last rerun() made first.
+  std::size_t replayed() const { return replayed_; }
   // One timed sample on the inputs of `seed` (proto TimeSeeded): judge_ms is
   // its time, reply.header.digest_a/b the runner's commitment to C.
   CaseOutcome time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch, double timeout_s,
@@ -154,7 +168,7 @@ class RunnerSession {
   // this session's sweeps (after a failed case, on stop) leave its runners
   // alone, whichever they are by then (it may have started another). It
   // must outlive this session's sweeps.
-  void spare(const RunnerSession& beside) { beside_ = &beside; }
+  void spare(const RunnerSession& beside) { beside_.push_back(&beside); }
   // The current runner's pid, 0 when none runs.
   pid_t pid() const { return child_ ? child_->pid() : 0; }
   // Every runner this session and the one beside it have alive (0s where
@@ -187,7 +201,19 @@ class RunnerSession {
   int spawned_ = 0;  // runners started, spares included (names the log files)
   bool failed_ = false;  // a runner has failed: those started from now on get the partition
   bool partition_pending_ = false;  // the current runner's first request is its Partition
-  const RunnerSession* beside_ = nullptr;  // spare()
+  std::vector<const RunnerSession*> beside_;  // spare()
+  // A checked launch as made (run), for rerun().
+  struct MadeCall {
+    int m, k, n;
+    std::vector<float> a, b;
+    double timeout_s;
+    CaseSchedule schedule;
+  };
+  bool keep_calls_ = false;
+  std::vector<MadeCall> made_;                // the current runner's, in order
+  std::vector<MadeCall> made_before_failure_;  // the last runner that failed: those before its failed request
+  bool in_run_ = false;                       // a run() request is in flight
+  std::size_t replayed_ = 0;
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;
   double extension_left_s_;  // of cfg_.progress_budget_s

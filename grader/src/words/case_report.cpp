@@ -154,9 +154,16 @@ void record_runner_failure(TestResult& t, const CaseOutcome& o) {
     t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryIllegalAddress));
 }
 
-std::string ran_alone_again_note() {
-  return "it timed out while other gradings shared the device, so it ran again with the device to itself and the "
-         "same limit; this is that run's verdict\n";
+std::string ran_alone_again_note(std::size_t replayed, bool failed_in_replay) {
+  std::string note =
+      "it timed out while other gradings shared the device, so it ran again with the device to itself and the "
+      "same limit";
+  if (replayed > 0 || failed_in_replay)
+    note += ", on a fresh runner that first made again the " + std::to_string(replayed + (failed_in_replay ? 1 : 0)) +
+            " checked launch" + (replayed + (failed_in_replay ? 1 : 0) == 1 ? "" : "es") +
+            " its runner had made before it (the case is then the same call of the program)";
+  if (failed_in_replay) return note + "; one of those failed, and this is that failure\n";
+  return note + "; this is that run's verdict\n";
 }
 
 std::string shortened_limit_note(double limit_s, double usual_s) {

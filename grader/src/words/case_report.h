@@ -45,7 +45,9 @@ void mark_not_run(TestResult& t, const std::optional<TimedFailure>& failure);
 // `usual_s` because an earlier case hung; it was checked on a partition of
 // `sms` SMs; it took `took_s`, past its limit `limit_s`, which was extended
 // while its blocks kept completing (the CPU backend).
-std::string ran_alone_again_note();
+// replayed: the earlier checked launches made again first (RunnerSession::rerun);
+// failed_in_replay: the last of them failed, before the case was made.
+std::string ran_alone_again_note(std::size_t replayed = 0, bool failed_in_replay = false);
 std::string shortened_limit_note(double limit_s, double usual_s);
 std::string partition_note(unsigned sms);
 std::string extended_limit_note(double took_s, double limit_s);
