@@ -39,14 +39,24 @@ bool counts_this_case(const Grading& g, const Case& c) {
 
 // The checked launch with the device held to itself and its load counter
 // open around it, twice (backends/load_count.h): the whole device is counted,
-// so the counts stand only where both agree. The first launch's outcome is the case's.
+// so the counts stand only where both agree. The first launch's outcome is the
+// case's. The second is made by a runner of its own (started before the hold),
+// so that the student's runner makes each case's one call, as on the CPU
+// backend: a program may act on how often it was called.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
+  RunnerConfig twin_config = g.runner_config;
+  twin_config.log_name = "count";
+  RunnerSession twin(twin_config);
+  twin.spare(*g.session);
+  if (g.baseline) twin.spare(*g.baseline);
+  (void)twin.ready(run.limit_s);
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
   const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
-  CountedLaunch counted = count_launch_twice(*windows, [&] {
-    return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
-  });
+  const CaseSchedule schedule{g.r.seed, false};
+  CountedLaunch counted = count_launch_twice(
+      *windows, [&] { return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); },
+      [&] { return twin.run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); });
   run.out = std::move(counted.out);
   run.loads = counted.loads;
   run.counter_failed = std::move(counted.counter_failed);
