@@ -1,5 +1,7 @@
 #include "backends/gpu/pm_loads.h"
 
+#include "words/gpu_backend_lines.h"
+
 // SG_PM_SAMPLING_LINKED: the Makefile links libcupti (found with its header).
 #if !defined(SG_NO_CUDA) && defined(SG_PM_SAMPLING_LINKED)
 #define SG_PM_SAMPLING 1
@@ -90,7 +92,7 @@ struct PmLoadCounter::State {
       }
       // A lost record would hide loads: then there is no count at all.
       if (decode.overflow) {
-        failed = "the GPU's sample buffer overflowed";
+        failed = counter_samples_lost();
         return;
       }
       auto info = params<CUpti_PmSampling_GetCounterDataInfo_Params>(CUpti_PmSampling_GetCounterDataInfo_Params_STRUCT_SIZE);
@@ -250,7 +252,7 @@ bool PmLoadCounter::start(std::string& why) {
 std::optional<double> PmLoadCounter::stop(std::string& why) {
   State& s = *s_;
   if (!s.started) {
-    why = "the counter was not started";
+    why = counter_not_started();
     return std::nullopt;
   }
   // Two intervals more, so that the sample holding the window's last work is complete.
@@ -279,17 +281,17 @@ struct PmLoadCounter::State {};
 bool PmLoadCounter::built() { return false; }
 
 std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
-  why = "this grader was built without CUPTI's PM sampling";
+  why = counter_not_built();
   return nullptr;
 }
 
 bool PmLoadCounter::start(std::string& why) {
-  why = "no PM sampling";
+  why = counter_not_built();
   return false;
 }
 
 std::optional<double> PmLoadCounter::stop(std::string& why) {
-  why = "no PM sampling";
+  why = counter_not_built();
   return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 #include "backends/load_count.h"
 #include "words/case_report.h"
 #include "words/check_report.h"
+#include "words/gpu_backend_lines.h"
 
 namespace sg {
 namespace {
@@ -40,7 +41,7 @@ class PmWindows : public LoadWindows {
     if (!counter_) {
       counter_ = PmLoadCounter::open(why);
       if (!counter_) return nullptr;
-      if (log_) log_("load counter opened in " + std::to_string(counter_->setup_seconds()) + " s");
+      if (log_) log_(counter_opened_log_line(counter_->setup_seconds()));
     }
     if (!counter_->start(why)) return nullptr;
     // The device must be quiet before the launch: loads in an empty window come
@@ -49,8 +50,7 @@ class PmWindows : public LoadWindows {
     const std::optional<double> before = counter_->stop(why);
     if (!before) return nullptr;
     if (*before > 0) {
-      why = "the device was not quiet before the launch (" + std::to_string(static_cast<long long>(*before)) +
-            " loads of other work in " + std::to_string(kQuietWindow.count()) + " ms)";
+      why = device_not_quiet(*before, kQuietWindow.count());
       return nullptr;
     }
     if (!counter_->start(why)) return nullptr;
@@ -91,8 +91,7 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
   // of its own: a submission that skips a repeated shape would load nothing there.
   if (!counted) {
     if (run.log)
-      run.log("structure: global loads at " + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" +
-              std::to_string(c.n) + " (the GPU's counters)");
+      run.log(counters_loads_log_line(c.m, c.k, c.n));
     const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
     CountedLaunch launch;
     {
