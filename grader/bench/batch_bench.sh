@@ -106,6 +106,7 @@ for line in (mon.read_text().splitlines() if mon.exists() else []):
 import re
 stamp = re.compile(r"^grade: +([0-9.]+)s (.*)$")
 serial, waits = [], {"to itself": [], "ncu": [], "shared": []}
+x_waits, long_shared = [], []  # (from, to, log): exclusive requests waiting; shared holds of 0.25 s or more
 for f in pathlib.Path(out).glob("*/grade.log"):
     start, opened = None, {}
     for line in f.read_text(errors="replace").splitlines():
@@ -115,7 +116,11 @@ for f in pathlib.Path(out).glob("*/grade.log"):
         if what.startswith("started at "): start = float(what.split()[2])
         if start is None: continue
         w = re.search(r"after waiting ([0-9.]+) s", what)
-        if what.startswith("has the GPU to itself"): opened["x"] = start + t; waits["to itself"].append(float(w.group(1)))
+        if what.startswith("has the GPU to itself"):
+            opened["x"] = start + t; waits["to itself"].append(float(w.group(1)))
+            x_waits.append((start + t - float(w.group(1)), start + t, f))
+        g = re.search(r"^gives the GPU \(shared\) back after ([0-9.]+) s", what)
+        if g: long_shared.append((start + t - float(g.group(1)), start + t, f))
         elif what.startswith("has the GPU shared"): waits["shared"].append(float(w.group(1)))
         elif what.startswith("ncu has the profiler"): opened["n"] = start + t; waits["ncu"].append(float(w.group(1)))
         elif what.startswith("gives the GPU back") and "x" in opened: serial.append((opened.pop("x"), start + t))
@@ -129,6 +134,21 @@ if serial:
     busy_s += cur_e - cur_s
     print(f"         serial part (exclusive holds and ncu turns): {busy_s:.1f} s of {wall:.1f} s ({100 * busy_s / wall:.0f}%); "
           "waits: " + ", ".join(f"{k} {sum(v):.1f} s in all ({len(v)})" for k, v in waits.items()))
+if x_waits:
+    # How much of the exclusive requests' waiting fell behind other gradings'
+    # long shared holds (a sanitizer run, a hung case): the drain no one works in.
+    behind = 0.0
+    for a, b, f in x_waits:
+        segs = sorted((max(a, x), min(b, y)) for x, y, g in long_shared if g != f and y > a and x < b)
+        cur = None
+        for x, y in segs:
+            if cur is None: cur = [x, y]
+            elif x > cur[1]: behind += cur[1] - cur[0]; cur = [x, y]
+            else: cur[1] = max(cur[1], y)
+        if cur: behind += cur[1] - cur[0]
+    mean = sum(y - x for x, y, _ in long_shared) / max(len(long_shared), 1)
+    print(f"         exclusive requests waited {sum(b - a for a, b, _ in x_waits):.1f} s, {behind:.1f} s of it behind other "
+          f"gradings' shared holds of 0.25 s or more ({len(long_shared)} such holds, {mean:.2f} s on average)")
 if samples:
     kinds = ["grade", "runner", "compute-sanitiz", "cicc", "ptxas", "nvcc", "cc1plus", "nvlink", "fatbinary"]
     print(f"         machine: CPU busy {sum(busy) / max(len(busy), 1):.0f}%, GPU busy {sum(gpu) / max(len(gpu), 1):.0f}%;"

@@ -58,7 +58,7 @@ LockHold::LockHold(const std::string& path, bool exclusive, double* held_s, Log 
 LockHold::~LockHold() {
   const double held = std::chrono::duration<double>(Clock::now() - since_).count();
   if (held_s_) *held_s_ += held;
-  if (log_ && exclusive_) log_(hold_given_back_log_line(kind_, held));
+  if (log_ && (exclusive_ || held >= kLongSharedHoldS)) log_(hold_given_back_log_line(kind_, held));
 }
 
 }  // namespace sg

@@ -39,8 +39,9 @@ constexpr HoldKind kProfiler = HoldKind::Profiler;
 // `held_s` it adds how long it was held there, lock or not: the figure bounds
 // a batch's throughput either way.
 // With `log`, the grade log says how long the lock was waited for (when that
-// was noticeable) and, for an exclusive hold, how long it was held: the
-// figures that show where a batch's time goes.
+// was noticeable) and, for an exclusive hold or a long shared one, how long it
+// was held: the figures that show where a batch's time goes (an exclusive
+// request waits for every shared hold already taken).
 class LockHold final : public DeviceHold {
  public:
   using Log = std::function<void(const std::string&)>;
@@ -50,6 +51,7 @@ class LockHold final : public DeviceHold {
 
  private:
   static constexpr double kNoticeableWaitS = 0.05;
+  static constexpr double kLongSharedHoldS = 0.25;
   using Clock = std::chrono::steady_clock;
   Clock::time_point asked_;
   DeviceLock lock_;
