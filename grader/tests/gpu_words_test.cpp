@@ -53,11 +53,16 @@ TEST(GpuWords, GradeLogLines) {
             "sanitizer racecheck hung beside other gradings: run again with the GPU to itself");
   EXPECT_EQ(ncu_hung_log_line(), "ncu hung beside other gradings: run again with the GPU to itself");
   EXPECT_EQ(ncu_loads_log_line(512, 256, 128), "ncu: global loads at 512x256x128");
+  EXPECT_EQ(counters_loads_log_line(1024, 512, 256), "structure: global loads at 1024x512x256 (the GPU's counters)");
+  EXPECT_EQ(counter_opened_log_line(0.357227), "load counter opened in 0.357227 s");
+  EXPECT_EQ(counter_samples_lost(), "the GPU's sample buffer overflowed");
+  EXPECT_EQ(counter_not_built(), "this grader was built without CUPTI's PM sampling");
+  EXPECT_EQ(device_not_quiet(164123.0, 5), "the device was not quiet before the launch (164123 loads of other work in 5 ms)");
   EXPECT_EQ(hold_taken_log_line(HoldKind::GpuShared, 1.234), "has the GPU shared after waiting 1.23 s");
   EXPECT_EQ(hold_taken_log_line(HoldKind::GpuExclusive, 0), "has the GPU to itself after waiting 0.00 s");
   EXPECT_EQ(hold_taken_log_line(HoldKind::Profiler, 2.5), "ncu has the profiler after waiting 2.50 s");
   EXPECT_EQ(hold_given_back_log_line(HoldKind::GpuExclusive, 12), "gives the GPU back after 12.00 s");
-  EXPECT_EQ(hold_given_back_log_line(HoldKind::GpuShared, 12), "gives the GPU back after 12.00 s");
+  EXPECT_EQ(hold_given_back_log_line(HoldKind::GpuShared, 12), "gives the GPU (shared) back after 12.00 s");
   EXPECT_EQ(hold_given_back_log_line(HoldKind::Profiler, 0.5), "ncu gives the profiler back after 0.50 s");
   EXPECT_EQ(counters_unread_log_line("the device was not quiet"),
             "structure: the GPU's counters could not be read (the device was not quiet): ncu counts instead");

@@ -117,7 +117,8 @@ TEST(RunnerWords, ATimedCaseNotMeasuredSaysWhichRequestFailed) {
   EXPECT_EQ(not_measured_verdict(f),
             "not measured: the grader's baseline runner failed: the runner died while running the case");
   f.step = TimedStep::ReferenceOutput;
-  f.reference_wrong = "its output file x could not be read whole";
+  f.reference_wrong.kind = OutputFault::Kind::ShortRead;
+  f.reference_wrong.file = "x";
   EXPECT_EQ(not_measured_verdict(f),
             "not measured: the grader's baseline runner failed: the reference's own timed output failed the check: "
             "its output file x could not be read whole");

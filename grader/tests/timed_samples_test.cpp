@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -17,6 +18,7 @@
 
 #include "services/runner_session.h"
 #include "measure/timed_samples.h"
+#include "words/timing_report.h"
 #include "words/case_report.h"
 #include "proto/protocol.h"
 
@@ -115,7 +117,7 @@ TEST_F(TimedSamples, HonestOutputsPassAndEverySampleIsTimedByTheJudge) {
     EXPECT_GT(e.student_event_ms[i], 0.0);  // the stand-in's own clock around its product
     EXPECT_LE(e.student_event_ms[i], e.student_ms[i]);
   }
-  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+  EXPECT_EQ(e.wrong_outputs, 0) << sg::output_fault_text(e.first_wrong_output);
 }
 
 // The warm-ups fill every slot: no timed sample allocates one.
@@ -129,7 +131,7 @@ TEST_F(TimedSamples, EverySlotIsAllocatedByAWarmUp) {
   session.stop();
   sg::read_output_files(dir_.string(), c, outputs);
   sg::check_student_outputs(c, outputs, e);
-  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+  EXPECT_EQ(e.wrong_outputs, 0) << sg::output_fault_text(e.first_wrong_output);
   std::istringstream said(session.captured_output(1 << 16));
   int firsts = 0, launches = 0;
   for (std::string line; std::getline(said, line);) {
@@ -153,7 +155,7 @@ TEST_F(TimedSamples, AReplayedOutputFailsFreivalds) {
   const sg::TimingEvidence e = student("replay", failure);
   EXPECT_EQ(failure, "");
   EXPECT_EQ(e.wrong_outputs, 5);  // the warm-up computed; every timed sample replayed it
-  EXPECT_NE(e.first_wrong_output.find("Freivalds"), std::string::npos) << e.first_wrong_output;
+  EXPECT_NE(sg::output_fault_text(e.first_wrong_output).find("Freivalds"), std::string::npos) << sg::output_fault_text(e.first_wrong_output);
 }
 
 TEST_F(TimedSamples, AnOutputComputedOnlyWhenAskedBreaksItsCommitment) {
@@ -161,7 +163,7 @@ TEST_F(TimedSamples, AnOutputComputedOnlyWhenAskedBreaksItsCommitment) {
   const sg::TimingEvidence e = student("late", failure);
   EXPECT_EQ(failure, "");
   EXPECT_EQ(e.wrong_outputs, 5);
-  EXPECT_NE(e.first_wrong_output.find("committed"), std::string::npos) << e.first_wrong_output;
+  EXPECT_NE(sg::output_fault_text(e.first_wrong_output).find("committed"), std::string::npos) << sg::output_fault_text(e.first_wrong_output);
 }
 
 // Each output waits in a file of its own until the judge reads it, after
@@ -181,11 +183,11 @@ TEST_F(TimedSamples, OutputsAreReadFromTheirFilesAfterTheRunnerEnded) {
   }
   sg::read_output_files(dir_.string(), small_case(), outputs);
   for (const sg::TimedOutput& o : outputs) {
-    EXPECT_EQ(o.c.size(), 24u * 16u) << o.unreadable;
+    EXPECT_EQ(o.c.size(), 24u * 16u) << sg::output_fault_text(o.unreadable);
     EXPECT_FALSE(fs::exists(dir_ / sg::proto::seeded_output_name(o.seed)));  // removed once read
   }
   sg::check_student_outputs(small_case(), outputs, e);
-  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+  EXPECT_EQ(e.wrong_outputs, 0) << sg::output_fault_text(e.first_wrong_output);
 }
 
 TEST_F(TimedSamples, AnOutputFileThatIsALinkOrOfTheWrongSizeEarnsNothing) {
@@ -194,11 +196,11 @@ TEST_F(TimedSamples, AnOutputFileThatIsALinkOrOfTheWrongSizeEarnsNothing) {
   EXPECT_EQ(failure, "");
   EXPECT_EQ(e.wrong_outputs, 5);
   EXPECT_EQ(e.unreadable_outputs, 5);
-  EXPECT_NE(e.first_wrong_output.find("could not be opened"), std::string::npos) << e.first_wrong_output;
+  EXPECT_NE(sg::output_fault_text(e.first_wrong_output).find("could not be opened"), std::string::npos) << sg::output_fault_text(e.first_wrong_output);
   e = student("short", failure);
   EXPECT_EQ(failure, "");
   EXPECT_EQ(e.wrong_outputs, 5);
-  EXPECT_NE(e.first_wrong_output.find("bytes, not 1536"), std::string::npos) << e.first_wrong_output;
+  EXPECT_NE(sg::output_fault_text(e.first_wrong_output).find("bytes, not 1536"), std::string::npos) << sg::output_fault_text(e.first_wrong_output);
 }
 
 TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
@@ -239,7 +241,7 @@ TEST_F(TimedSamples, TheReferenceIsTimedBeforeAndBetweenTheStudentsSamples) {
   baseline.stop();
   sg::read_output_files(dir_.string(), c, outputs);
   sg::check_student_outputs(c, outputs, e);
-  EXPECT_EQ(e.wrong_outputs, 0) << e.first_wrong_output;
+  EXPECT_EQ(e.wrong_outputs, 0) << sg::output_fault_text(e.first_wrong_output);
   // Every launch the baseline runner made was the reference's.
   std::istringstream said(baseline.captured_output(1 << 16));
   int launches = 0;
@@ -331,3 +333,35 @@ TEST_F(TimedSamples, ARunnerThatDiesIsNamed) {
 }
 
 }  // namespace
+
+// What a wrong timed output is said as (words/timing_report.cpp), from its facts.
+TEST(TimedOutputWords, EachFaultIsSaid) {
+  using K = sg::OutputFault::Kind;
+  sg::OutputFault f;
+  EXPECT_EQ(sg::output_fault_text(f), "");
+  f.file = "out-7.bin";
+  f.kind = K::NeverWritten;
+  EXPECT_EQ(sg::output_fault_text(f), "its output was never written");
+  f.kind = K::CannotOpen;
+  f.error = ENOENT;
+  EXPECT_EQ(sg::output_fault_text(f), "its output file out-7.bin could not be opened (No such file or directory)");
+  f.kind = K::NotRegularFile;
+  EXPECT_EQ(sg::output_fault_text(f), "its output file out-7.bin is not a regular file");
+  f.kind = K::WrongSize;
+  f.bytes = 12;
+  f.expected_bytes = 1536;
+  EXPECT_EQ(sg::output_fault_text(f), "its output file out-7.bin holds 12 bytes, not 1536");
+  f.kind = K::ShortRead;
+  EXPECT_EQ(sg::output_fault_text(f), "its output file out-7.bin could not be read whole");
+  f.kind = K::NotCommitted;
+  EXPECT_EQ(sg::output_fault_text(f), "the output written afterwards was not the one the timed request committed to");
+  f.kind = K::FreivaldsFailed;
+  f.freivalds.rows_failed = 3;
+  f.freivalds.first_row = 37;
+  f.freivalds.first_diff = 0.0123456;
+  f.freivalds.first_bound = 1e-5;
+  EXPECT_EQ(sg::output_fault_text(f),
+            "3 of the rows failed Freivalds' check (first: row 37, |Cx - ABx| = 0.0123, bound 1e-05)");
+  EXPECT_TRUE(f.wrong());
+  EXPECT_FALSE(f.unreadable());
+}

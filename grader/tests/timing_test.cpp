@@ -246,13 +246,14 @@ TEST(Timing, LinearPartialCredit) {
 TEST(Timing, AWrongTimedOutputEarnsNothing) {
   sg::TimingEvidence e = honest(2.0, 4.0);  // twice as fast as the reference...
   e.wrong_outputs = 14;                     // ...because it computed something else
-  e.first_wrong_output = "3 of the rows failed Freivalds' check";
+  e.first_wrong_output.kind = sg::OutputFault::Kind::FreivaldsFailed;
+  e.first_wrong_output.freivalds.rows_failed = 3;
   const sg::Timing t = sg::evaluate_timing(e);
   const std::string why = sg::implausible_reason(e, t);  // said by words/, from the facts
   EXPECT_TRUE(t.timed_output_wrong);
   EXPECT_TRUE(t.implausible);
   EXPECT_NE(why.find("the timed launch's output was wrong"), std::string::npos);
-  EXPECT_NE(why.find("14 of 9 samples"), std::string::npos) << why;
+  EXPECT_NE(why.find("14 of 9 samples; 3 of the rows failed Freivalds' check"), std::string::npos) << why;
   sg::Performance p;
   p.points = 7;
   p.zero_at = 0.75;
@@ -263,11 +264,13 @@ TEST(Timing, AWrongTimedOutputEarnsNothing) {
 TEST(Timing, OutputFilesReplacedAfterTheRunWereNotCheckedAndEarnNothing) {
   sg::TimingEvidence e = honest(4.0, 4.0);
   e.wrong_outputs = e.unreadable_outputs = 9;
-  e.first_wrong_output = "its output file timed-output-00000000000000ab.f32 is not a regular file";
+  e.first_wrong_output.kind = sg::OutputFault::Kind::NotRegularFile;
+  e.first_wrong_output.file = "timed-output-00000000000000ab.f32";
   const sg::Timing t = sg::evaluate_timing(e);
   const std::string why = sg::implausible_reason(e, t);  // said by words/, from the facts
   EXPECT_TRUE(t.timed_output_wrong);
   EXPECT_NE(why.find("could not be checked"), std::string::npos) << why;
+  EXPECT_NE(why.find("timed-output-00000000000000ab.f32 is not a regular file"), std::string::npos) << why;
   EXPECT_EQ(why.find("computed something else"), std::string::npos) << why;
   sg::Performance p;
   p.points = 7;

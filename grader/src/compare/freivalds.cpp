@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <thread>
 #include <vector>
 
@@ -26,14 +25,6 @@ void split(std::size_t count, unsigned threads, Body body) {
 }
 
 }  // namespace
-
-std::string FreivaldsResult::summary() const {
-  if (ok) return "Freivalds' check passed";
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%lld of the rows failed Freivalds' check (first: row %d, |Cx - ABx| = %.3g, bound %.3g)",
-                static_cast<long long>(rows_failed), first_row, first_diff, first_bound);
-  return buf;
-}
 
 FreivaldsResult freivalds_check(const FreivaldsInput& in) {
   FreivaldsResult r;

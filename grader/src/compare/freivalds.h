@@ -23,7 +23,6 @@ struct FreivaldsResult {
   std::int64_t rows_failed = 0;
   int first_row = -1;          // the first row whose |y - z| exceeded its bound (or was not finite)
   double first_diff = 0, first_bound = 0;
-  std::string summary() const;  // one line for a report
 };
 
 // Row i passes when |y_i - z_i| <= t * factor * gamma_k * ||A_i||_2 * ||B||_F

@@ -26,8 +26,8 @@ class FreshSeeds {
   std::random_device device_;
 };
 
-// The output file of the sample of `seed` in `dir` into c, then removed; "" or why not.
-std::string read_output_file(const std::string& dir, std::uint64_t seed, int m, int n, std::vector<float>& c) {
+// The output file of the sample of `seed` in `dir` into c, then removed; a fault of kind None, or why not.
+OutputFault read_output_file(const std::string& dir, std::uint64_t seed, int m, int n, std::vector<float>& c) {
   const std::string name = proto::seeded_output_name(seed);
   const std::string path = dir + "/" + name;
   // Made by the runner: no link is followed and nothing but a regular file
@@ -37,19 +37,25 @@ std::string read_output_file(const std::string& dir, std::uint64_t seed, int m, 
   // The judge out of descriptors or memory: the machine's failure, not a wrong output.
   if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM))
     throw MachineFailure("the judge could not open a timed output file: " + std::string(std::strerror(errno)));
-  if (fd < 0) return "its output file " + name + " could not be opened (" + std::strerror(errno) + ")";
+  OutputFault why;
+  why.file = name;
+  if (fd < 0) {
+    why.kind = OutputFault::Kind::CannotOpen;
+    why.error = errno;
+    return why;
+  }
   const std::size_t bytes = sizeof(float) * static_cast<std::size_t>(m) * n;
   struct stat st {};
-  std::string why;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    why = "its output file " + name + " is not a regular file";
+    why.kind = OutputFault::Kind::NotRegularFile;
   } else if (static_cast<std::size_t>(st.st_size) != bytes) {
-    why = "its output file " + name + " holds " + std::to_string(st.st_size) + " bytes, not " +
-          std::to_string(bytes);
+    why.kind = OutputFault::Kind::WrongSize;
+    why.bytes = st.st_size;
+    why.expected_bytes = static_cast<std::int64_t>(bytes);
   } else {
     c.resize(static_cast<std::size_t>(m) * n);
     if (!proto::read_all(fd, c.data(), bytes)) {
-      why = "its output file " + name + " could not be read whole";
+      why.kind = OutputFault::Kind::ShortRead;
       c.clear();
     }
   }
@@ -80,12 +86,15 @@ TimedFailure failed_at(TimedStep step, CaseOutcome request) {
 
 }  // namespace
 
-std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
+OutputFault check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
                                const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor) {
+  OutputFault fault;
   const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
   const seeded::Digest d = seeded::host_digest(c.data(), c.size(), threads);
-  if (d.a != committed.digest_a || d.b != committed.digest_b)
-    return "the output written afterwards was not the one the timed request committed to";
+  if (d.a != committed.digest_a || d.b != committed.digest_b) {
+    fault.kind = OutputFault::Kind::NotCommitted;
+    return fault;
+  }
   FreivaldsInput in;
   in.m = m;
   in.k = k;
@@ -95,8 +104,9 @@ std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const st
   in.x_seed = x_seed;
   in.factor = factor;
   in.threads = threads;
-  const FreivaldsResult r = freivalds_check(in);
-  return r.ok ? "" : r.summary();
+  fault.freivalds = freivalds_check(in);
+  if (!fault.freivalds.ok) fault.kind = OutputFault::Kind::FreivaldsFailed;
+  return fault;
 }
 
 std::optional<TimedFailure> time_yardstick(RunnerSession& baseline, const Case& c, double limit_s, TimingEvidence& e) {
@@ -166,7 +176,7 @@ std::optional<CaseOutcome> write_output_files(RunnerSession& runner, const Case&
 
 void read_output_files(const std::string& dir, const Case& c, std::vector<TimedOutput>& outputs) {
   for (TimedOutput& o : outputs)
-    if (o.written && o.c.empty() && o.unreadable.empty()) o.unreadable = read_output_file(dir, o.seed, c.m, c.n, o.c);
+    if (o.written && o.c.empty() && !o.unreadable.wrong()) o.unreadable = read_output_file(dir, o.seed, c.m, c.n, o.c);
 }
 
 void discard_output_files(const std::string& dir, const std::vector<TimedOutput>& outputs) {
@@ -178,12 +188,12 @@ void check_student_outputs(const Case& c, const std::vector<TimedOutput>& output
   FreshSeeds seeds;
   for (const TimedOutput& o : outputs) {
     // x is drawn only now, after the runner has written its output.
-    const std::string wrong = !o.unreadable.empty() ? o.unreadable
-                              : o.c.empty()         ? std::string("its output was never written")
-                                                    : check_timed_output(c.m, c.k, c.n, o.seed, o.c, o.committed,
-                                                                         seeds.next(), c.tolerance_factor);
-    if (!wrong.empty() && e.wrong_outputs++ == 0) e.first_wrong_output = wrong;
-    e.unreadable_outputs += !o.unreadable.empty();
+    OutputFault wrong = o.unreadable;
+    if (!wrong.wrong() && o.c.empty()) wrong.kind = OutputFault::Kind::NeverWritten;
+    if (!wrong.wrong())
+      wrong = check_timed_output(c.m, c.k, c.n, o.seed, o.c, o.committed, seeds.next(), c.tolerance_factor);
+    if (wrong.wrong() && e.wrong_outputs++ == 0) e.first_wrong_output = wrong;
+    e.unreadable_outputs += o.unreadable.unreadable();
   }
 }
 
@@ -231,10 +241,10 @@ std::optional<TimedFailure> time_baseline_samples(RunnerSession& baseline, const
   CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, 1, last_seed);
   if (output.kind != CaseOutcome::Kind::Ok) return failed_at(TimedStep::Baselines, std::move(output));
   std::vector<float> reference_c;
-  std::string wrong = read_output_file(baseline.scratch_dir(), last_seed, c.m, c.n, reference_c);
-  if (wrong.empty())
+  OutputFault wrong = read_output_file(baseline.scratch_dir(), last_seed, c.m, c.n, reference_c);
+  if (!wrong.wrong())
     wrong = check_timed_output(c.m, c.k, c.n, last_seed, reference_c, last_reference, seeds.next(), c.tolerance_factor);
-  if (wrong.empty()) return std::nullopt;
+  if (!wrong.wrong()) return std::nullopt;
   TimedFailure f;
   f.step = TimedStep::ReferenceOutput;
   f.reference_wrong = wrong;

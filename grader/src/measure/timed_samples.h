@@ -24,14 +24,14 @@ enum class TimedStep { Yardstick, StudentSamples, Probe, Baselines, ReferenceOut
 struct TimedFailure {
   TimedStep step = TimedStep::StudentSamples;
   CaseOutcome request;          // the request that failed (all but ReferenceOutput)
-  std::string reference_wrong;  // ReferenceOutput: what its check found (check_timed_output)
+  OutputFault reference_wrong;  // ReferenceOutput: what its check found (check_timed_output)
 };
 
-// What is wrong with a timed sample's output ("" when nothing): it must be
+// What is wrong with a timed sample's output (a fault of kind None when nothing): it must be
 // the output the runner committed to (the digest in `committed`) and pass
 // Freivalds' test with x drawn from x_seed. Uses every core: call it
 // between timed requests, never beside one.
-std::string check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
+OutputFault check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
                                const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor);
 
 // A timed student sample and its output: the runner writes the output to a
@@ -44,7 +44,7 @@ struct TimedOutput {
   proto::ReplyHeader committed;  // holds the digest the timed reply committed to
   bool written = false;          // the runner wrote its file
   std::vector<float> c;          // read from the file (read_output_files)
-  std::string unreadable;        // why the file could not be read, when it could not
+  OutputFault unreadable;        // why the file could not be read, when it could not
 };
 
 // The student's warm-ups (the suite's number launch basicSgemm; every other

@@ -5,9 +5,27 @@
 #include <string>
 #include <vector>
 
+#include "compare/freivalds.h"
 #include "model/result.h"
 
 namespace sg {
+
+// What was wrong with a timed sample's output, as facts (words/timing_report
+// says it): never written; its file (named by the grader) could not be
+// opened (errno), was no regular file, held the wrong number of bytes or could
+// not be read whole; it was not the output the request committed to; it
+// failed Freivalds' check.
+struct OutputFault {
+  enum class Kind { None, NeverWritten, CannotOpen, NotRegularFile, WrongSize, ShortRead, NotCommitted, FreivaldsFailed };
+  Kind kind = Kind::None;
+  std::string file;
+  int error = 0;
+  std::int64_t bytes = 0, expected_bytes = 0;
+  FreivaldsResult freivalds;
+  // The file could not be read: nothing is known of what the kernel computed.
+  bool unreadable() const { return kind >= Kind::CannotOpen && kind <= Kind::ShortRead; }
+  bool wrong() const { return kind != Kind::None; }
+};
 
 // Two clocks per sample. The judge's steady clock around each synchronous
 // TimeSeeded request (proto/protocol.h) is trusted but carries the request's
@@ -33,7 +51,7 @@ struct TimingEvidence {
   // and what the first one got wrong.
   std::int64_t wrong_outputs = 0;
   std::int64_t unreadable_outputs = 0;  // of those, outputs whose file could not be read
-  std::string first_wrong_output;
+  OutputFault first_wrong_output;
   double cublas_ms = 0;  // measured by the judge itself
 };
 

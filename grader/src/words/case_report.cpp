@@ -8,6 +8,7 @@
 
 #include "compare/diagnosis.h"
 #include "compare/diagnosis_catalogue.h"
+#include "words/timing_report.h"
 
 namespace sg {
 
@@ -23,7 +24,7 @@ std::string not_measured_verdict(const TimedFailure& f) {
     case TimedStep::Yardstick:
     case TimedStep::Baselines: return baseline + runner_failure(f.request);
     case TimedStep::ReferenceOutput:
-      return baseline + "the reference's own timed output failed the check: " + f.reference_wrong;
+      return baseline + "the reference's own timed output failed the check: " + output_fault_text(f.reference_wrong);
     case TimedStep::StudentSamples: return "not measured: the timed launches failed: " + runner_failure(f.request);
     case TimedStep::Probe:
       return "not measured: the timed launches failed: the grader's baseline runner failed between the samples: " +

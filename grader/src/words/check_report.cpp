@@ -76,6 +76,11 @@ std::string counts_differed(double first, double second) {
          "): other work shared the device";
 }
 
+std::string device_not_quiet(double loads, long long window_ms) {
+  return fmt::format("the device was not quiet before the launch ({} loads of other work in {} ms)",
+                     static_cast<long long>(loads), window_ms);
+}
+
 std::string ncu_not_installed() { return "ncu (Nsight Compute) is not installed on this machine"; }
 
 std::string ncu_counters_admin_only(bool admin_setting) {

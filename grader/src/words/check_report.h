@@ -42,6 +42,8 @@ std::string reuse_nothing_counted(bool no_launch);
 // counts (`first`, `second`) differed.
 std::string recount_not_completed();
 std::string counts_differed(double first, double second);
+// The counter's empty window of `window_ms` just before the launch saw `loads` of other work.
+std::string device_not_quiet(double loads, long long window_ms);
 
 // Why ncu gave no count (backends/gpu/: gpu_backend.cpp, ncu_reuse.cpp).
 // Of the machine: ncu is not installed; the driver lets only administrators

@@ -57,7 +57,9 @@ std::string hold_taken_log_line(HoldKind hold, double waited_s) {
 }
 
 std::string hold_given_back_log_line(HoldKind hold, double held_s) {
-  const char* given_back = hold == HoldKind::Profiler ? "ncu gives the profiler back" : "gives the GPU back";
+  const char* given_back = hold == HoldKind::Profiler    ? "ncu gives the profiler back"
+                           : hold == HoldKind::GpuShared ? "gives the GPU (shared) back"
+                                                         : "gives the GPU back";
   return given_back + std::string(" after ") + hold_seconds(held_s);
 }
 
@@ -80,5 +82,15 @@ std::string ncu_loads_log_line(int m, int k, int n) { return "ncu: global loads 
 std::string counters_unread_log_line(const std::string& why) {
   return "structure: the GPU's counters could not be read (" + why + "): ncu counts instead";
 }
+
+std::string counters_loads_log_line(int m, int k, int n) {
+  return fmt::format("structure: global loads at {}x{}x{} (the GPU's counters)", m, k, n);
+}
+
+std::string counter_opened_log_line(double seconds) { return fmt::format("load counter opened in {:f} s", seconds); }
+
+std::string counter_samples_lost() { return "the GPU's sample buffer overflowed"; }
+std::string counter_not_started() { return "the counter was not started"; }
+std::string counter_not_built() { return "this grader was built without CUPTI's PM sampling"; }
 
 }  // namespace sg

@@ -49,6 +49,16 @@ std::string sanitizer_hung_log_line(const std::string& tool);
 std::string ncu_hung_log_line();
 // ncu counts the global loads at m x k x n.
 std::string ncu_loads_log_line(int m, int k, int n);
+// The GPU's counters count a launch of the structure check's own at m x k x n.
+std::string counters_loads_log_line(int m, int k, int n);
+// The load counter was set up (inside the exclusive hold) in `seconds`.
+std::string counter_opened_log_line(double seconds);
+// Why the load counter (backends/gpu/pm_loads.cpp) counted nothing: samples
+// were lost; a window was closed that was never opened; the grader was built
+// without CUPTI's PM sampling.
+std::string counter_samples_lost();
+std::string counter_not_started();
+std::string counter_not_built();
 // The GPU's counters could not count the structure check's loads (`why`): ncu counts instead.
 std::string counters_unread_log_line(const std::string& why);
 

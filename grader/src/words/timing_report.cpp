@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ std::string implausible_reason(const TimingEvidence& e, const Timing& t) {
   std::vector<std::string> why;
   if (found.outputs_wrong) {
     const std::string counted = std::to_string(e.wrong_outputs) + " of " + std::to_string(e.student_ms.size()) +
-                                " samples; " + e.first_wrong_output + ")";
+                                " samples; " + output_fault_text(e.first_wrong_output) + ")";
     // An output file the grader could not read was tampered with after the
     // runner wrote it: no claim about what the kernel computed.
     why.push_back(e.unreadable_outputs > 0
@@ -36,6 +37,28 @@ std::string implausible_reason(const TimingEvidence& e, const Timing& t) {
   std::string reason;
   for (std::size_t i = 0; i < why.size(); ++i) reason += (i ? "; " : "") + why[i];
   return reason;
+}
+
+std::string freivalds_text(const FreivaldsResult& r) {
+  if (r.ok) return "Freivalds' check passed";
+  return fmt::format("{} of the rows failed Freivalds' check (first: row {}, |Cx - ABx| = {:.3g}, bound {:.3g})",
+                     static_cast<long long>(r.rows_failed), r.first_row, r.first_diff, r.first_bound);
+}
+
+std::string output_fault_text(const OutputFault& f) {
+  using K = OutputFault::Kind;
+  const std::string file = "its output file " + f.file;
+  switch (f.kind) {
+    case K::None: return "";
+    case K::NeverWritten: return "its output was never written";
+    case K::CannotOpen: return file + " could not be opened (" + std::strerror(f.error) + ")";
+    case K::NotRegularFile: return file + " is not a regular file";
+    case K::WrongSize: return fmt::format("{} holds {} bytes, not {}", file, f.bytes, f.expected_bytes);
+    case K::ShortRead: return file + " could not be read whole";
+    case K::NotCommitted: return "the output written afterwards was not the one the timed request committed to";
+    case K::FreivaldsFailed: return freivalds_text(f.freivalds);
+  }
+  return "";
 }
 
 Timing record_timing(TestResult& p, const TimedCase& timed) {

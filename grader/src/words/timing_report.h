@@ -4,6 +4,7 @@
 #include <string>
 
 #include "measure/timed_case.h"
+#include "measure/timing.h"
 #include "model/result.h"
 
 namespace sg {
@@ -16,5 +17,10 @@ Timing record_timing(TestResult& p, const TimedCase& timed);
 // Why `t` (evaluate_timing's of `e`) cannot be believed, each rule that found
 // it in a clause, "; " between them; "" where none did.
 std::string implausible_reason(const TimingEvidence& e, const Timing& t);
+
+// What was wrong with a timed output ("" for nothing), and what Freivalds'
+// check found ("Freivalds' check passed", or the rows that failed it).
+std::string output_fault_text(const OutputFault& f);
+std::string freivalds_text(const FreivaldsResult& r);
 
 }  // namespace sg
