@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "services/submission.h"
+#include "words/submission_report.h"
 
 namespace fs = std::filesystem;
 
@@ -36,20 +37,20 @@ TEST_F(Submissions, MissingPathIsAUsageError) {
 TEST_F(Submissions, FileAndNestedFolder) {
   write("a/deep/kernel.cu", "x");
   auto s = sg::locate_submission(root_.string());
-  EXPECT_TRUE(s.problem.empty()) << s.problem;
+  EXPECT_FALSE(s.problem) << sg::submission_problem_text(s.problem);
   EXPECT_EQ(fs::path(s.kernel).filename(), "kernel.cu");
   auto f = sg::locate_submission((root_ / "a/deep/kernel.cu").string());
-  EXPECT_TRUE(f.problem.empty());
+  EXPECT_FALSE(f.problem);
 }
 
 TEST_F(Submissions, ProblemsAreNamed) {
   write("readme.txt", "hi");
-  EXPECT_NE(sg::locate_submission(root_.string()).problem.find("no kernel.cu"), std::string::npos);
+  EXPECT_NE(sg::submission_problem_text(sg::locate_submission(root_.string()).problem).find("no kernel.cu"), std::string::npos);
   write("one/kernel.cu", "x");
   write("two/kernel.cu", "y");
-  EXPECT_NE(sg::locate_submission(root_.string()).problem.find("more than one kernel.cu"), std::string::npos);
+  EXPECT_NE(sg::submission_problem_text(sg::locate_submission(root_.string()).problem).find("more than one kernel.cu"), std::string::npos);
   write("empty/kernel.cu", "");
-  EXPECT_NE(sg::locate_submission((root_ / "empty/kernel.cu").string()).problem.find("empty"), std::string::npos);
+  EXPECT_NE(sg::submission_problem_text(sg::locate_submission((root_ / "empty/kernel.cu").string()).problem).find("empty"), std::string::npos);
 }
 
 // An upload that is not source text is called what it is, never handed to a
@@ -58,7 +59,7 @@ TEST_F(Submissions, BinaryUploadsAreCalledWhatTheyAre) {
   auto problem = [&](const std::string& bytes) {
     fs::remove_all(root_ / "kernel.cu");
     std::ofstream(root_ / "kernel.cu", std::ios::binary) << bytes;
-    return sg::locate_submission((root_ / "kernel.cu").string()).problem;
+    return sg::submission_problem_text(sg::locate_submission((root_ / "kernel.cu").string()).problem);
   };
   const std::string zeros(64, '\0');
   EXPECT_EQ(problem("\x7f" "ELF\x02\x01\x01" + zeros), "kernel.cu is not a text file (it looks like an ELF binary)");
@@ -71,7 +72,7 @@ TEST_F(Submissions, BinaryUploadsAreCalledWhatTheyAre) {
   // A folder's kernel.cu is named by its place in the folder.
   fs::remove_all(root_ / "kernel.cu");
   write("src/kernel.cu", "\x7f" "ELF" + zeros);
-  EXPECT_EQ(sg::locate_submission(root_.string()).problem,
+  EXPECT_EQ(sg::submission_problem_text(sg::locate_submission(root_.string()).problem),
             "src/kernel.cu is not a text file (it looks like an ELF binary)");
 }
 
@@ -79,12 +80,12 @@ TEST_F(Submissions, BinaryUploadsAreCalledWhatTheyAre) {
 // TA's folders (students read it).
 TEST_F(Submissions, ProblemsNameNoFolderOfTheMachine) {
   write("readme.txt", "hi");
-  std::vector<std::string> problems = {sg::locate_submission(root_.string()).problem};
+  std::vector<std::string> problems = {sg::submission_problem_text(sg::locate_submission(root_.string()).problem)};
   write("one/kernel.cu", "x");
   write("two/kernel.cu", "y");
-  problems.push_back(sg::locate_submission(root_.string()).problem);
+  problems.push_back(sg::submission_problem_text(sg::locate_submission(root_.string()).problem));
   write("empty/kernel.cu", "");
-  problems.push_back(sg::locate_submission((root_ / "empty/kernel.cu").string()).problem);
+  problems.push_back(sg::submission_problem_text(sg::locate_submission((root_ / "empty/kernel.cu").string()).problem));
   for (const auto& p : problems) {
     EXPECT_FALSE(p.empty());
     EXPECT_EQ(p.find(root_.string()), std::string::npos) << p;
@@ -98,7 +99,37 @@ TEST_F(Submissions, HiddenAndArchiveDebrisIgnored) {
   write("__MACOSX/kernel.cu", "junk");
   write(".git/kernel.cu", "junk");
   auto s = sg::locate_submission(root_.string());
-  EXPECT_TRUE(s.problem.empty()) << s.problem;
+  EXPECT_FALSE(s.problem) << sg::submission_problem_text(s.problem);
 }
 
 }  // namespace
+
+// Each problem's sentence from its facts (words/submission_report.cpp).
+TEST(SubmissionWords, EachProblemIsSaid) {
+  using K = sg::SubmissionProblem::Kind;
+  sg::SubmissionProblem p;
+  EXPECT_EQ(sg::submission_problem_text(p), "");
+  p.file = "src/kernel.cu";
+  p.kind = K::TooLarge;
+  p.bytes = 2000000;
+  p.limit = sg::kMaxSourceBytes;
+  EXPECT_EQ(sg::submission_problem_text(p),
+            "src/kernel.cu is 2000000 bytes; a submission may be at most 1048576 bytes (1 MiB)");
+  p.kind = K::OverLimit;
+  EXPECT_EQ(sg::submission_problem_text(p), "src/kernel.cu is over 1048576 bytes");
+  p.kind = K::Grew;
+  EXPECT_EQ(sg::submission_problem_text(p), "src/kernel.cu grew past 1048576 bytes while it was read");
+  p.kind = K::IsLink;
+  EXPECT_EQ(sg::submission_problem_text(p), "src/kernel.cu is a link");
+  p.kind = K::TooManyEntries;
+  p.limit = 10000;
+  EXPECT_EQ(sg::submission_problem_text(p), "the submission holds more than 10000 files and folders; submit the "
+                                            "kernel.cu (or a small folder holding it)");
+  p.folder = "alice";
+  p.kind = K::SeveralKernels;
+  p.kernels = {"a/kernel.cu", "b/kernel.cu"};
+  EXPECT_EQ(sg::submission_problem_text(p),
+            "more than one kernel.cu in the folder alice: a/kernel.cu b/kernel.cu (submit exactly one)");
+  p.kind = K::NoKernel;
+  EXPECT_EQ(sg::submission_problem_text(p), "no kernel.cu found in the folder alice");
+}

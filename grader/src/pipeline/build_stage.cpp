@@ -4,6 +4,7 @@
 #include "pipeline/stages.h"
 #include "services/limits.h"
 #include "words/build_report.h"
+#include "words/submission_report.h"
 
 namespace fs = std::filesystem;
 
@@ -24,9 +25,10 @@ std::string helpers_note(const std::vector<std::string>& helpers) {
 
 bool build_stage(Grading& g) {
   GradeResult& r = g.r;
-  if (!g.sub.problem.empty()) {
-    g.fail_all(GradeState::InvalidSubmission, g.sub.problem);
-    r.build_log = g.sub.problem;
+  if (g.sub.problem) {
+    const std::string problem = submission_problem_text(g.sub.problem);
+    g.fail_all(GradeState::InvalidSubmission, problem);
+    r.build_log = problem;
     return false;
   }
   // Grade a private copy: the submission cannot change under us.

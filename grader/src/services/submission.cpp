@@ -67,48 +67,67 @@ constexpr Magic kMagics[] = {
     {0, std::string_view("\xca\xfe\xba\xbe", 4), "a Mach-O binary or Java class file"},
 };
 
-// Why the bytes a file opens with are no source text, or "": a compiler's
-// errors about a binary would read as the student's compile error.
-std::string not_text(const std::string& head) {
+// Why the bytes a file opens with are no source text (a kind of None where
+// they are): a compiler's errors about a binary would read as the student's compile error.
+SubmissionProblem not_text(const std::string& head) {
+  using K = SubmissionProblem::Kind;
+  SubmissionProblem why;
   for (const Magic& m : kMagics)
-    if (head.size() >= m.offset + m.bytes.size() && head.compare(m.offset, m.bytes.size(), m.bytes) == 0)
-      return std::string("is not a text file (it looks like ") + m.what + ")";
-  if (head.compare(0, 2, "\xff\xfe") == 0 || head.compare(0, 2, "\xfe\xff") == 0)
-    return "is UTF-16 text, which the compilers do not read; save it as UTF-8";
+    if (head.size() >= m.offset + m.bytes.size() && head.compare(m.offset, m.bytes.size(), m.bytes) == 0) {
+      why.kind = K::LooksLike;
+      why.looks_like = m.what;
+      return why;
+    }
+  if (head.compare(0, 2, "\xff\xfe") == 0 || head.compare(0, 2, "\xfe\xff") == 0) {
+    why.kind = K::Utf16;
+    return why;
+  }
   // Source text has no NUL and few other control bytes (tab, newline, form feed and the like aside).
   std::size_t controls = 0;
   for (const char c : head) {
     const auto u = static_cast<unsigned char>(c);
-    if (u == 0) return "is not a text file (it holds NUL bytes, as programs and archives do)";
+    if (u == 0) {
+      why.kind = K::NulBytes;
+      return why;
+    }
     if (u < 0x20 && std::string_view("\t\n\v\f\r").find(c) == std::string_view::npos) ++controls;
   }
-  if (controls * 20 > head.size()) return "is not a text file (it is mostly control bytes)";
-  return "";
+  if (controls * 20 > head.size()) why.kind = K::ControlBytes;
+  return why;
 }
 
 // `shown` names the file in the problem: by its place in the submission, as
 // students read it, never by the TA's folders.
-std::string check_file(const fs::path& p, const std::string& shown) {
+SubmissionProblem check_file(const fs::path& p, const std::string& shown) {
+  using K = SubmissionProblem::Kind;
+  SubmissionProblem why;
   std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) return shown + " is not a regular file";
-  if (::access(p.c_str(), R_OK) != 0) return shown + " cannot be read";
-  const std::uintmax_t size = fs::file_size(p, ec);
-  if (size == 0 || ec) return shown + " is empty";
-  if (size > kMaxSourceBytes)
-    return shown + " is " + std::to_string(size) + " bytes; a submission may be at most " +
-           std::to_string(kMaxSourceBytes) + " bytes (1 MiB)";
-  std::string head(kSniffBytes, '\0');
-  std::ifstream in(p, std::ios::binary);
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-  const std::string why = not_text(head);
-  return why.empty() ? "" : shown + " " + why;
+  const std::uintmax_t size = fs::is_regular_file(p, ec) ? fs::file_size(p, ec) : 0;
+  if (!fs::is_regular_file(p, ec)) {
+    why.kind = K::NotRegularFile;
+  } else if (::access(p.c_str(), R_OK) != 0) {
+    why.kind = K::Unreadable;
+  } else if (size == 0 || ec) {
+    why.kind = K::Empty;
+  } else if (size > kMaxSourceBytes) {
+    why.kind = K::TooLarge;
+    why.bytes = size;
+    why.limit = kMaxSourceBytes;
+  } else {
+    std::string head(kSniffBytes, '\0');
+    std::ifstream in(p, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    why = not_text(head);
+  }
+  if (why) why.file = shown;
+  return why;
 }
 
-// The name a folder is known by to the student: its own, never its path.
+// The name a folder is known by to the student: its own, never its path ("" for none).
 std::string folder_name(const fs::path& dir) {
   const fs::path name = dir.filename().empty() ? dir.parent_path().filename() : dir.filename();
-  return name.empty() ? std::string("the submission") : "the folder " + name.string();
+  return name.string();
 }
 
 }  // namespace
@@ -121,26 +140,27 @@ LocatedSubmission locate_submission(const std::string& path) {
   LocatedSubmission out;
   if (!fs::is_directory(p, ec)) {
     out.problem = check_file(p, p.filename().string());
-    if (out.problem.empty()) out.kernel = p.string();
+    if (!out.problem) out.kernel = p.string();
     return out;
   }
   std::vector<fs::path> found;
   std::size_t seen = 0;
   find_kernels(p, 0, found, seen);
+  using K = SubmissionProblem::Kind;
   if (seen > kMaxEntries) {
-    out.problem = folder_name(p) + " holds more than " + std::to_string(kMaxEntries) +
-                  " files and folders; submit the kernel.cu (or a small folder holding it)";
+    out.problem.kind = K::TooManyEntries;
+    out.problem.limit = kMaxEntries;
   } else if (found.empty()) {
-    out.problem = "no kernel.cu found in " + folder_name(p);
+    out.problem.kind = K::NoKernel;
   } else if (found.size() > 1) {
     std::sort(found.begin(), found.end());
-    out.problem = "more than one kernel.cu in " + folder_name(p) + ":";
-    for (const auto& f : found) out.problem += " " + f.lexically_relative(p).string();
-    out.problem += " (submit exactly one)";
+    out.problem.kind = K::SeveralKernels;
+    for (const auto& f : found) out.problem.kernels.push_back(f.lexically_relative(p).string());
   } else {
     out.problem = check_file(found[0], found[0].lexically_relative(p).string());
-    if (out.problem.empty()) out.kernel = found[0].string();
+    if (!out.problem) out.kernel = found[0].string();
   }
+  if (out.problem) out.problem.folder = folder_name(p);
   return out;
 }
 
@@ -148,15 +168,19 @@ SubmissionText read_submission_text(const std::string& kernel) {
   SubmissionText out;
   // O_NONBLOCK: opening a FIFO must not wait for a writer.
   const int fd = ::open(kernel.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  using K = SubmissionProblem::Kind;
+  out.problem.file = kernel;
+  out.problem.limit = kMaxSourceBytes;
   if (fd < 0) {
-    out.problem = kernel + (errno == ELOOP ? " is a link" : " cannot be opened: " + std::string(std::strerror(errno)));
+    out.problem.kind = errno == ELOOP ? K::IsLink : K::CannotOpen;
+    out.problem.error = errno;
     return out;
   }
   struct stat st {};
   if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    out.problem = kernel + " is not a regular file";
+    out.problem.kind = K::NotRegularFile;
   } else if (static_cast<std::uintmax_t>(st.st_size) > kMaxSourceBytes) {
-    out.problem = kernel + " is over " + std::to_string(kMaxSourceBytes) + " bytes";
+    out.problem.kind = K::OverLimit;
   } else {
     // One byte past the cap at most: enough to tell a file that grew since fstat.
     char chunk[1 << 16];
@@ -165,16 +189,18 @@ SubmissionText read_submission_text(const std::string& kernel) {
       const ssize_t got = ::read(fd, chunk, want);
       if (got < 0 && errno == EINTR) continue;
       if (got <= 0) {
-        if (got < 0) out.problem = kernel + " cannot be read: " + std::strerror(errno);
+        if (got < 0) {
+          out.problem.kind = K::ReadFailed;
+          out.problem.error = errno;
+        }
         break;
       }
       out.text.append(chunk, static_cast<std::size_t>(got));
     }
-    if (out.problem.empty() && out.text.size() > kMaxSourceBytes)
-      out.problem = kernel + " grew past " + std::to_string(kMaxSourceBytes) + " bytes while it was read";
+    if (!out.problem && out.text.size() > kMaxSourceBytes) out.problem.kind = K::Grew;
   }
   ::close(fd);
-  if (!out.problem.empty()) out.text.clear();
+  if (out.problem) out.text.clear();
   return out;
 }
 
