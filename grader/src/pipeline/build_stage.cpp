@@ -4,24 +4,12 @@
 #include "pipeline/stages.h"
 #include "services/limits.h"
 #include "words/build_report.h"
+#include "words/grading_log.h"
 #include "words/submission_report.h"
 
 namespace fs = std::filesystem;
 
 namespace sg {
-namespace {
-
-// Helpers the grader made private: a style note, no points lost.
-std::string helpers_note(const std::vector<std::string>& helpers) {
-  std::string names;
-  for (std::size_t i = 0; i < helpers.size() && i < 5; ++i) names += (i ? ", `" : "`") + helpers[i] + "`";
-  if (helpers.size() > 5) names += " and " + std::to_string(helpers.size() - 5) + " more";
-  return "style: " + names + (helpers.size() == 1 ? " is" : " are") + " visible outside kernel.cu; the grader made " +
-         (helpers.size() == 1 ? "it" : "them") +
-         " private (no points lost). Declaring helpers `static` does that in your own code.";
-}
-
-}  // namespace
 
 bool build_stage(Grading& g) {
   GradeResult& r = g.r;
@@ -52,12 +40,11 @@ bool build_stage(Grading& g) {
     return said.empty() ? g.work.out_of_space() : said;
   };
   if (const std::string out_of = machine_ran_out(); !out_of.empty()) {
-    g.log("the build ran out of the machine's resources (" + out_of + "): building again once");
+    g.log(build_ran_out_log_line(out_of));
     g.build = g.backend->build(kernel, g.work);
     if (const std::string again = machine_ran_out(); !again.empty()) {
       g.build.state = GradeState::InternalError;
-      g.build.why = "internal error: the grading machine ran out of resources while building (" + again +
-                    "), twice; this is not an error in the submission: grade it again";
+      g.build.why = build_ran_out_twice(again);
     }
   }
   if (quota) {

@@ -6,6 +6,7 @@
 #include "backends/load_count.h"
 #include "compare/tolerance.h"
 #include "words/case_report.h"
+#include "words/grading_log.h"
 
 namespace sg {
 namespace {
@@ -73,7 +74,7 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
     // Once a case has hung with the device to itself, the later ones run
     // alone at once: a timeout beside others would be run again alone anyway,
     // and a hang of its own would slow the neighbours' launches meanwhile.
-    g.log("case " + c.name + " runs with the device to itself: an earlier case hung alone");
+    g.log(case_runs_alone_log_line(c.name));
     const auto alone = g.backend->exclusive_hold();
     run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
   } else {
@@ -85,14 +86,13 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
     // Beside other gradings the time may have gone to their kernels (a
     // neighbour's hang, a huge grid): a timeout counts only once seen alone,
     // with the same limit. A kernel that truly hangs costs one more limit.
-    g.log("case " + c.name + " timed out beside other gradings: run again with the device to itself");
+    g.log(case_runs_again_log_line(c.name));
     const auto alone = g.backend->exclusive_hold();
     run.out = g.session->rerun(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
     run.ran_alone_again = true;
     run.replayed = g.session->replayed();
     if (run.replayed > 0 || run.out.in_replay)
-      g.log("case " + c.name + ": " + std::to_string(run.replayed) + " earlier checked launches made again first" +
-            (run.out.in_replay ? ", and the next one failed" : ""));
+      g.log(case_replayed_log_line(c.name, run.replayed, run.out.in_replay));
   }
   if (run.out.kind == CaseOutcome::Kind::TimedOut && !run.out.extended) g.a_case_hung = true;
   if (prepared.oracle.valid()) prepared.oracle.get();  // computed beside the run
@@ -127,7 +127,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
   if (c.visibility == Visibility::Hidden && !g.r.output_before_hidden)
     g.r.output_before_hidden = g.session->captured_output(kStudentOutputCap);
   const auto t0 = Clock::now();
-  g.log("case " + c.name + " (" + std::to_string(c.m) + "x" + std::to_string(c.k) + "x" + std::to_string(c.n) + ")");
+  g.log(case_log_line(c));
   CheckedRun run = checked_run(g, c, prepared);
   t.seconds = seconds_since(t0);
   const std::string alone_note = run.ran_alone_again ? ran_alone_again_note(run.replayed, run.out.in_replay) : "";

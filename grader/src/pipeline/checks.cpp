@@ -18,13 +18,12 @@ void score_by_status(TestResult& t) { t.score = t.status == Status::Passed ? t.m
 // here it either passed or was not checked (no nvcc, e.g. on Gradescope).
 void symbols_check(const CheckContext& ctx, TestResult& t) {
   if (!ctx.build->symbols_checked) {
-    mark_not_run(t, "not checked: nvcc is not installed, so there is no object to read the symbols of",
-                 Status::Skipped);
+    mark_not_run(t, symbols_not_checked(), Status::Skipped);
     t.max_score = 0;
     return;
   }
   t.status = Status::Passed;
-  t.verdict = "defines only mysgemm and basicSgemm globally and uses no forbidden API";
+  t.verdict = symbols_passed();
   score_by_status(t);
 }
 
@@ -62,15 +61,15 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
       t.m = t.k = t.n = 0;  // nothing ran at the check's shape
       const bool ok = s.found_kernel && s.uses_shared && s.uses_barrier;
       t.status = ok ? Status::Passed : Status::Failed;
-      t.verdict = m.why + ": structure checked from " + m.fallback + " instead: " + static_verdict(s);
+      t.verdict = structure_checked_statically(m.why, m.fallback, static_verdict(s));
       t.detail = s.detail;
       if (!ok) t.diagnoses.push_back(make_diagnosis(DiagnosisId::StructureNotTiled));
       break;
     }
     case ReuseMeasurement::Outcome::NotMeasured:
       t.status = Status::Failed;
-      t.verdict = "the data reuse could not be measured: " + m.why;
-      t.detail = "in the compiled code: " + static_verdict(s) + "\n" + s.detail;
+      t.verdict = reuse_not_measured_verdict(m.why);
+      t.detail = reuse_not_measured_detail(static_verdict(s), s.detail);
       break;
   }
   t.reuse = reuse;
@@ -84,7 +83,7 @@ void structure_check(const Check& c, const CheckContext& ctx, TestResult& t) {
 void structure_needs_a_correct_case(const CheckContext& ctx, TestResult& t) {
   if (t.status != Status::Passed || ctx.any_case_correct) return;
   t.status = Status::Failed;
-  t.verdict = "no points: no correctness case passed (the check pays only for a kernel that computes C); " + t.verdict;
+  t.verdict = structure_without_a_correct_case(t.verdict);
   score_by_status(t);
 }
 
@@ -103,7 +102,7 @@ void register_tiling_check(const CheckContext& ctx, TestResult& t) {
     if (s.kind == TestKind::Check && s.reuse && s.reuse->factor) measured = &*s.reuse;
   const Status short_of_it = t.max_score > 0 ? Status::Failed : Status::Skipped;
   if (!measured) {
-    mark_not_run(t, "not measured: no structure check counted the kernel's global loads", short_of_it);
+    mark_not_run(t, register_tiling_not_measured(), short_of_it);
     return;
   }
   const double f = *measured->factor;
@@ -111,14 +110,6 @@ void register_tiling_check(const CheckContext& ctx, TestResult& t) {
   t.status = seen ? Status::Passed : short_of_it;
   t.verdict = register_tiling_verdict(seen, f, kOneElementPerThreadReuse);
   score_by_status(t);
-}
-
-// "2 correctness cases (a, b; see their details)": the count, then up to four names.
-std::string named_cases(const std::vector<std::string>& names, const std::string& noun) {
-  std::string out = std::to_string(names.size()) + " " + noun + (names.size() == 1 ? "" : "s") + " (";
-  for (std::size_t i = 0; i < names.size() && i < 4; ++i) out += (i ? ", " : "") + names[i];
-  if (names.size() > 4) out += ", ...";
-  return out + "; see their details)";
 }
 
 // A kernel that does nothing is trivially clean: the check only pays for a
@@ -135,22 +126,18 @@ void sanitizer_needs_a_correct_case(const Check& c, const CheckContext& ctx, Tes
         failed_runs.push_back(cs.name);
   if (t.status == Status::Passed && !failed_runs.empty()) {
     t.status = Status::Failed;
-    t.verdict = "no points: the program failed in " + named_cases(failed_runs, "small correctness case") +
-                ", which the sanitizer covers";
+    t.verdict = sanitizer_failed_in_covered_cases(failed_runs);
   } else if (t.status == Status::Passed && !ctx.cases_with_block_races.empty()) {
     t.status = Status::Failed;
-    t.verdict = "no points: blocks raced in " + named_cases(ctx.cases_with_block_races, "correctness case") +
-                ", although the sanitizer's own shape was clean";
+    t.verdict = sanitizer_but_block_races(ctx.cases_with_block_races);
     t.diagnoses.push_back(make_diagnosis(DiagnosisId::RaceBetweenBlocks));
   } else if (t.status == Status::Passed && !ctx.cases_out_of_bounds.empty()) {
     t.status = Status::Failed;
-    t.verdict = "no points: out-of-bounds accesses in " + named_cases(ctx.cases_out_of_bounds, "correctness case") +
-                ", although the sanitizer's own shape was clean";
+    t.verdict = sanitizer_but_out_of_bounds(ctx.cases_out_of_bounds);
     t.diagnoses.push_back(make_diagnosis(DiagnosisId::MemoryOutOfBounds));
   } else if (t.status == Status::Passed && !ctx.any_case_correct) {
     t.status = Status::Failed;
-    t.verdict = "no points: the sanitizer found nothing, but no correctness case passed "
-                "(a kernel that does no work is trivially clean)";
+    t.verdict = sanitizer_but_nothing_correct();
   }
   score_by_status(t);
 }

@@ -6,6 +6,7 @@
 
 #include "pipeline/stages.h"
 #include "services/limits.h"
+#include "words/grading_log.h"
 
 namespace sg {
 namespace {
@@ -44,15 +45,13 @@ GradeResult grade_once(const Suite& suite, const GradeOptions& opts, const Grade
   } catch (const MachineFailure& e) {
     if (!last) throw;
     failure = e.what();
-    g.log("the grading machine ran out of resources again (" + failure + (e.detail.empty() ? "" : ": " + e.detail) +
-          ")");
+    g.log(machine_ran_out_log_line(failure, e.detail, true));
   } catch (const std::bad_alloc&) {
     if (!last) throw;
-    failure = "the judge ran out of memory";
+    failure = judge_out_of_memory();
   }
   if (!failure.empty())
-    g.fail_all(GradeState::InternalError, "internal error: the grading machine ran out of resources (" + failure +
-                                              "), twice; this is not an error in the submission: grade it again");
+    g.fail_all(GradeState::InternalError, machine_ran_out_twice(failure));
   g.r.execution_time = seconds_since(g.started);
   return g.r;
 }
@@ -67,10 +66,9 @@ GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPath
     return grade_once(suite, opts, paths, false);
   } catch (const MachineFailure& e) {
     if (opts.log)
-      opts.log(std::string("the grading machine ran out of resources (") + e.what() +
-               (e.detail.empty() ? "" : ": " + e.detail) + "): grading again once");
+      opts.log(machine_ran_out_log_line(e.what(), e.detail, false));
   } catch (const std::bad_alloc&) {
-    if (opts.log) opts.log("the judge ran out of memory: grading again once");
+    if (opts.log) opts.log(judge_out_of_memory_log_line());
   }
   return grade_once(suite, opts, paths, true);
 }

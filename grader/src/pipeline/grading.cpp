@@ -2,6 +2,7 @@
 
 #include "model/plan.h"
 #include "words/case_report.h"
+#include "words/grading_log.h"
 
 namespace sg {
 
@@ -16,7 +17,7 @@ std::size_t Grading::index_of(const std::string& test_name) const {
 void Grading::fail_all(GradeState state, const std::string& why) {
   r.state = state;
   for (auto& t : r.tests)
-    if (!set_aside(t)) mark_not_run(t, "not run: " + why);  // the not-measured stay out of the maximum
+    if (!set_aside(t)) mark_not_run(t, not_run(why));  // the not-measured stay out of the maximum
 }
 
 void Grading::run_checks(CheckStage stage) {

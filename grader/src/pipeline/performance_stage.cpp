@@ -4,6 +4,7 @@
 #include "pipeline/case_run.h"
 #include "pipeline/stages.h"
 #include "words/case_report.h"
+#include "words/grading_log.h"
 #include "words/timing_log.h"
 #include "words/timing_report.h"
 
@@ -22,8 +23,7 @@ std::optional<TimedCase> check_performance_case(Grading& g, const Case& c, std::
   if (prepared.in.a.empty()) prepared = g.prepare(c);  // not made ahead
   if (!check_case(g, c, ci, prepared)) {
     const TestResult& t = g.r.tests[ci];
-    mark_not_run(g.r.tests[pi], t.comparison ? "no performance points: the case's result is wrong"
-                                             : "not measured: " + t.verdict);
+    mark_not_run(g.r.tests[pi], performance_not_measured(t.comparison.has_value(), t.verdict));
     return std::nullopt;
   }
   TimedCase timed;
@@ -56,26 +56,26 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     const auto hold = g.take_shared_hold();
     (void)baseline.time_seeded(first.m, first.k, first.n, 1, proto::Launch::None, g.backend->case_time_limit(first));
   }
-  if (!g.opts.gpu_lock.empty()) g.log("waiting for the GPU to itself (timed cases)");
+  if (!g.opts.gpu_lock.empty()) g.log(waiting_for_exclusive_log_line());
   {
     const auto hold = g.backend->exclusive_hold();
     for (TimedCase& t : cases) time_student(*g.session, baseline, t, limit(t), scratch, policy, log);
     // The student's runner ends (and is reaped, with everything it started:
     // every process of this grading but the baseline runner's) before any
     // baseline is timed: nothing of the submission shares the GPU with them.
-    g.log("ending the student's runner");
+    g.log(ending_runner_log_line());
     g.session->stop();
     for (TimedCase& t : cases)
       if (!t.failed()) time_baselines(baseline, t, limit(t), policy, log);
     baseline.stop();
     // cuBLAS, for the report's roofline and the "faster than cuBLAS" check.
-    g.log("cuBLAS");
+    g.log(cublas_log_line());
     for (TimedCase& t : cases)
       if (!t.failed())
         t.evidence.cublas_ms = g.backend->roofline_ms(*t.c, t.inputs, std::max(5, t.c->performance.samples / 2));
   }
   // Reading and checking the outputs needs every core but no GPU: after the hold.
-  g.log("checking the timed outputs");
+  g.log(checking_outputs_log_line());
   for (TimedCase& t : cases) {
     TestResult& p = g.r.tests[t.pi];
     if (t.failed()) {

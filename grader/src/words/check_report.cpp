@@ -134,4 +134,54 @@ std::string ncu_no_row(const std::string& metric) {
   return "ncu's table has no row of " + metric + " (no kernel was launched?)";
 }
 
+namespace {
+// "2 correctness cases (a, b; see their details)": the count, then up to four names.
+std::string named_cases(const std::vector<std::string>& names, const std::string& noun) {
+  std::string out = std::to_string(names.size()) + " " + noun + (names.size() == 1 ? "" : "s") + " (";
+  for (std::size_t i = 0; i < names.size() && i < 4; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 4) out += ", ...";
+  return out + "; see their details)";
+}
+}  // namespace
+
+std::string symbols_not_checked() {
+  return "not checked: nvcc is not installed, so there is no object to read the symbols of";
+}
+std::string symbols_passed() { return "defines only mysgemm and basicSgemm globally and uses no forbidden API"; }
+
+std::string structure_checked_statically(const std::string& why, const std::string& fallback,
+                                         const std::string& static_found) {
+  return why + ": structure checked from " + fallback + " instead: " + static_found;
+}
+std::string reuse_not_measured_verdict(const std::string& why) {
+  return "the data reuse could not be measured: " + why;
+}
+std::string reuse_not_measured_detail(const std::string& static_found, const std::string& static_detail) {
+  return "in the compiled code: " + static_found + "\n" + static_detail;
+}
+std::string structure_without_a_correct_case(const std::string& verdict) {
+  return "no points: no correctness case passed (the check pays only for a kernel that computes C); " + verdict;
+}
+
+std::string register_tiling_not_measured() {
+  return "not measured: no structure check counted the kernel's global loads";
+}
+
+std::string sanitizer_failed_in_covered_cases(const std::vector<std::string>& cases) {
+  return "no points: the program failed in " + named_cases(cases, "small correctness case") +
+         ", which the sanitizer covers";
+}
+std::string sanitizer_but_block_races(const std::vector<std::string>& cases) {
+  return "no points: blocks raced in " + named_cases(cases, "correctness case") +
+         ", although the sanitizer's own shape was clean";
+}
+std::string sanitizer_but_out_of_bounds(const std::vector<std::string>& cases) {
+  return "no points: out-of-bounds accesses in " + named_cases(cases, "correctness case") +
+         ", although the sanitizer's own shape was clean";
+}
+std::string sanitizer_but_nothing_correct() {
+  return "no points: the sanitizer found nothing, but no correctness case passed "
+         "(a kernel that does no work is trivially clean)";
+}
+
 }  // namespace sg

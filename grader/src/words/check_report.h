@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "model/result.h"
@@ -72,5 +73,28 @@ std::string ncu_row_width(std::size_t fields, std::size_t header);
 std::string ncu_value_not_count(const std::string& metric, const std::string& shown);
 std::string ncu_no_table();
 std::string ncu_no_row(const std::string& metric);
+
+// The scorers' verdicts (pipeline/checks.cpp). The symbol check: not checked
+// (no nvcc), passed. The structure check: where no count was possible, checked
+// statically from `fallback` (`why` the count failed, `static_found` what the
+// static check found); not measured (`why`); and, passed but no correctness
+// case passed, `verdict` with the reason it earns nothing put before it.
+std::string symbols_not_checked();
+std::string symbols_passed();
+std::string structure_checked_statically(const std::string& why, const std::string& fallback,
+                                         const std::string& static_found);
+std::string reuse_not_measured_verdict(const std::string& why);
+std::string reuse_not_measured_detail(const std::string& static_found, const std::string& static_detail);
+std::string structure_without_a_correct_case(const std::string& verdict);
+// The register-tiling check without a measured figure.
+std::string register_tiling_not_measured();
+// Why the sanitizer check earns nothing although its tools were clean: the
+// program failed in the small cases it covers; blocks raced, or accesses went
+// out of bounds, in correctness cases; no correctness case passed. Cases
+// named as "2 correctness cases (a, b; see their details)".
+std::string sanitizer_failed_in_covered_cases(const std::vector<std::string>& cases);
+std::string sanitizer_but_block_races(const std::vector<std::string>& cases);
+std::string sanitizer_but_out_of_bounds(const std::vector<std::string>& cases);
+std::string sanitizer_but_nothing_correct();
 
 }  // namespace sg
