@@ -438,17 +438,6 @@ TEST(CpuBackend, EmptyGridIsARefusedLaunch) {
   EXPECT_NE(r.reply.message.find("grid (2, 0, 1) has a zero dimension"), std::string::npos) << r.reply.message;
 }
 
-// A judge's runner session over a built CPU runner, its logs in the build's folder.
-sg::RunnerConfig session_config(const Built& b) {
-  sg::RunnerConfig rc;
-  rc.argv = {b.build.runner};
-  rc.env = sg::scrubbed_environment(b.dir.path.string());
-  rc.scratch_dir = rc.log_dir = b.dir.path.string();
-  rc.drop_privileges = false;
-  rc.pid_namespace = false;
-  return rc;
-}
-
 // The judge's side of a refused launch: the case fails with the launch error,
 // and the same runner (no restart) answers the next case.
 TEST(CpuBackend, RunnerCarriesOnAfterARefusedLaunch) {

@@ -25,7 +25,9 @@
 #include <vector>
 
 #include "backends/cpu/cpu_build.h"
+#include "process/tool_run.h"
 #include "proto/protocol.h"
+#include "services/runner_session.h"
 
 #ifndef SG_SOURCE_ROOT
 #error "compile with -DSG_SOURCE_ROOT='\"/path/to/repo\"'"
@@ -254,6 +256,17 @@ inline long long wrong_after_run(const std::string& runner, const Matrices& x, s
   if (r.reply.header.status != sg::proto::ReplyStatus::Ok) return -1;
   if (c_out) *c_out = r.reply.c;
   return wrong_elements(x, r.reply.c);
+}
+
+// A judge's runner session over a built CPU runner, its logs in the build's folder.
+inline sg::RunnerConfig session_config(const Built& b) {
+  sg::RunnerConfig rc;
+  rc.argv = {b.build.runner};
+  rc.env = sg::scrubbed_environment(b.dir.path.string());
+  rc.scratch_dir = rc.log_dir = b.dir.path.string();
+  rc.drop_privileges = false;
+  rc.pid_namespace = false;
+  return rc;
 }
 
 }  // namespace cpu_fixture

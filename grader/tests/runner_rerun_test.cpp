@@ -16,16 +16,6 @@ namespace {
 
 using namespace cpu_fixture;
 
-sg::RunnerConfig rerun_config(const Built& b) {
-  sg::RunnerConfig rc;
-  rc.argv = {b.build.runner};
-  rc.env = sg::scrubbed_environment(b.dir.path.string());
-  rc.scratch_dir = rc.log_dir = b.dir.path.string();
-  rc.drop_privileges = false;
-  rc.pid_namespace = false;
-  return rc;
-}
-
 std::string sample_source(const char* name) {
   std::ifstream in(fs::path(SG_SOURCE_ROOT) / "grader/samples/hostile" / name / "kernel.cu");
   std::stringstream text;
@@ -40,7 +30,7 @@ std::string sample_source(const char* name) {
 TEST(RunnerRerun, TheCaseMadeAgainIsTheSameCallOfTheProgram) {
   Built b;
   BUILD_OR_FAIL(sample_source("host_hang_third_call"), b);
-  sg::RunnerSession session(rerun_config(b));
+  sg::RunnerSession session(session_config(b));
   session.keep_calls(true);
   const Matrices x = random_inputs(32, 16, 48, 7);
   auto run = [&] { return session.run(32, 16, 48, x.a, x.b, 30); };
@@ -61,7 +51,7 @@ TEST(RunnerRerun, TheCaseMadeAgainIsTheSameCallOfTheProgram) {
 TEST(RunnerRerun, NothingIsReplayedUnlessCallsAreKept) {
   Built b;
   BUILD_OR_FAIL(sample_source("host_hang_third_call"), b);
-  sg::RunnerSession session(rerun_config(b));
+  sg::RunnerSession session(session_config(b));
   const Matrices x = random_inputs(32, 16, 48, 7);
   for (int i = 0; i < 2; ++i) ASSERT_EQ(session.run(32, 16, 48, x.a, x.b, 30).kind, sg::CaseOutcome::Kind::Ok);
   EXPECT_EQ(session.run(32, 16, 48, x.a, x.b, 2).kind, sg::CaseOutcome::Kind::TimedOut);
