@@ -102,12 +102,12 @@ SubmissionProblem check_file(const fs::path& p, const std::string& shown) {
   using K = SubmissionProblem::Kind;
   SubmissionProblem why;
   std::error_code ec;
-  const std::uintmax_t size = fs::is_regular_file(p, ec) ? fs::file_size(p, ec) : 0;
+  std::uintmax_t size = 0;
   if (!fs::is_regular_file(p, ec)) {
     why.kind = K::NotRegularFile;
   } else if (::access(p.c_str(), R_OK) != 0) {
     why.kind = K::Unreadable;
-  } else if (size == 0 || ec) {
+  } else if (size = fs::file_size(p, ec); size == 0 || ec) {
     why.kind = K::Empty;
   } else if (size > kMaxSourceBytes) {
     why.kind = K::TooLarge;
