@@ -20,7 +20,6 @@ struct CheckedRun {
   bool differs = false;  // a second launch on the same inputs gave other bits
   double limit_s = 0;    // the case's time limit (shorter than the backend's after a hang)
   bool ran_alone_again = false;  // it timed out beside other gradings and ran again with the device to itself
-  std::size_t replayed = 0;      // ... after the earlier checked launches its runner had made (RunnerSession::rerun)
   // Counted from outside the runner (the structure check's shape on a GPU):
   // the loads, or why the counter gave none.
   bool counted_outside = false;
@@ -67,6 +66,7 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
   CheckedRun run;
   const CaseInputs& in = prepared.in;
   run.limit_s = g.a_case_hung ? g.backend->case_time_limit_after_hang(c) : g.backend->case_time_limit(c);
+  const CaseSchedule schedule{g.r.seed, false};
   bool shared = false;
   if (counts_this_case(g, c)) {
     counted_run(g, c, in, run);
@@ -76,11 +76,11 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
     // and a hang of its own would slow the neighbours' launches meanwhile.
     g.log(case_runs_alone_log_line(c.name));
     const auto alone = g.backend->exclusive_hold();
-    run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+    run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule);
   } else {
     const auto hold = g.take_shared_hold();
     shared = hold != nullptr;
-    run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+    run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule);
   }
   if (run.out.kind == CaseOutcome::Kind::TimedOut && shared) {
     // Beside other gradings the time may have gone to their kernels (a
@@ -88,11 +88,10 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
     // with the same limit. A kernel that truly hangs costs one more limit.
     g.log(case_runs_again_log_line(c.name));
     const auto alone = g.backend->exclusive_hold();
-    run.out = g.session->rerun(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+    run.out = g.session->rerun(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule);
     run.ran_alone_again = true;
-    run.replayed = g.session->replayed();
-    if (run.replayed > 0 || run.out.in_replay)
-      g.log(case_replayed_log_line(c.name, run.replayed, run.out.in_replay));
+    if (run.out.replayed > 0 || run.out.in_replay)
+      g.log(case_replayed_log_line(c.name, run.out.replayed, run.out.in_replay));
   }
   if (run.out.kind == CaseOutcome::Kind::TimedOut && !run.out.extended) g.a_case_hung = true;
   if (prepared.oracle.valid()) prepared.oracle.get();  // computed beside the run
@@ -110,7 +109,7 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
   if (run.cmp->wrong > 0 && g.backend->launches_can_differ() && double(c.m) * c.n * c.k <= 2e9) {
     // Run the same inputs again: an output that moves is a race, not a formula bug.
     const auto hold = g.take_shared_hold();
-    CaseOutcome again = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, CaseSchedule{g.r.seed, false});
+    CaseOutcome again = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule);
     if (again.kind == CaseOutcome::Kind::Ok)
       run.differs = std::memcmp(again.reply.c.data(), run.out.reply.c.data(),
                                 sizeof(float) * run.out.reply.c.size()) != 0;
@@ -130,7 +129,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
   g.log(case_log_line(c));
   CheckedRun run = checked_run(g, c, prepared);
   t.seconds = seconds_since(t0);
-  const std::string alone_note = run.ran_alone_again ? ran_alone_again_note(run.replayed, run.out.in_replay) : "";
+  const std::string alone_note = run.ran_alone_again ? ran_alone_again_note(run.out.replayed, run.out.in_replay) : "";
   if (run.out.kind != CaseOutcome::Kind::Ok) {
     record_runner_failure(t, run.out);
     t.detail += alone_note;

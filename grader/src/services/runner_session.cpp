@@ -155,7 +155,6 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, CaseOutcome::F
   // The calls this runner made before the failed one: what rerun() gives a fresh one first.
   made_before_failure_ = std::move(made_);
   made_.clear();
-  if (in_run_ && !made_before_failure_.empty()) made_before_failure_.pop_back();
   if (child_) {
     // A runner that crashed is given a moment to end by itself (inside the
     // sandbox its death reaches the judge through bubblewrap), so that the
@@ -199,10 +198,9 @@ CaseOutcome RunnerSession::run(int m, int k, int n, const std::vector<float>& a,
   q.n = n;
   q.seed = schedule.seed;
   q.ascending = schedule.ascending ? 1 : 0;
-  if (keep_calls_) made_.push_back(MadeCall{m, k, n, a, b, timeout_s, schedule});
-  in_run_ = true;
   CaseOutcome out = exchange(q, {&a, &b}, true, timeout_s);
-  in_run_ = false;
+  // Kept once made by a runner that lives on (one that failed on it is gone, its calls with it).
+  if (keep_calls_ && child_) made_.push_back(MadeCall{m, k, n, a, b, timeout_s, schedule});
   return out;
 }
 
@@ -210,17 +208,20 @@ CaseOutcome RunnerSession::rerun(int m, int k, int n, const std::vector<float>& 
                                  double timeout_s, const CaseSchedule& schedule) {
   std::vector<MadeCall> before = std::move(made_before_failure_);
   made_before_failure_.clear();
-  replayed_ = 0;
+  std::size_t replayed = 0;
   for (const MadeCall& call : before) {
     CaseOutcome out = run(call.m, call.k, call.n, call.a, call.b, call.timeout_s, call.schedule);
     // A replayed call that ended its runner: the program failed alone before reaching the case.
     if (!child_) {
       out.in_replay = true;
+      out.replayed = replayed;
       return out;
     }
-    ++replayed_;
+    ++replayed;
   }
-  return run(m, k, n, a, b, timeout_s, schedule);
+  CaseOutcome out = run(m, k, n, a, b, timeout_s, schedule);
+  out.replayed = replayed;
+  return out;
 }
 
 CaseOutcome RunnerSession::time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch,

@@ -102,7 +102,9 @@ struct CaseOutcome {
   // (RunnerConfig::progress_file): the limit it had, and the time it took.
   bool extended = false;
   double limit_s = 0;
-  // RunnerSession::rerun: a replayed earlier launch failed, before the case was made.
+  // RunnerSession::rerun: how many earlier launches were made again first, and
+  // whether the next one failed (in_replay: the case itself was not made).
+  std::size_t replayed = 0;
   bool in_replay = false;
 };
 
@@ -149,8 +151,6 @@ class RunnerSession {
   // (CaseOutcome::in_replay). Needs keep_calls(true) before the first run.
   CaseOutcome rerun(int m, int k, int n, const std::vector<float>& a, const std::vector<float>& b, double timeout_s,
                     const CaseSchedule& schedule = {});
-  // How many earlier launches the last rerun() made first.
-  std::size_t replayed() const { return replayed_; }
   // One timed sample on the inputs of `seed` (proto TimeSeeded): judge_ms is
   // its time, reply.header.digest_a/b the runner's commitment to C.
   CaseOutcome time_seeded(int m, int k, int n, std::uint64_t seed, proto::Launch launch, double timeout_s,
@@ -212,8 +212,6 @@ class RunnerSession {
   bool keep_calls_ = false;
   std::vector<MadeCall> made_;                // the current runner's, in order
   std::vector<MadeCall> made_before_failure_;  // the last runner that failed: those before its failed request
-  bool in_run_ = false;                       // a run() request is in flight
-  std::size_t replayed_ = 0;
   std::uint64_t next_nonce_;
   std::vector<std::string> logs_;
   double extension_left_s_;  // of cfg_.progress_budget_s
