@@ -386,7 +386,7 @@ TEST_F(GradeCli, AGradingOnAFullDiskHasItsOwnQuotaOrIsAnInternalErrorNotACompile
   };
   const int quota_rc = grade_on_tiny("", "quota");
   const int none_rc = grade_on_tiny("SG_NO_DISK_QUOTA=1", "none");
-  std::system(("umount -l '" + tiny.string() + "'").c_str());
+  EXPECT_EQ(std::system(("umount -l '" + tiny.string() + "'").c_str()), 0) << "unmounting the tiny disk";
   auto results = [&](const std::string& out, const char* file = "results.json") {
     std::ifstream f(dir_ / out / file);
     return nlohmann::json::parse(f, nullptr, false);
