@@ -9,6 +9,7 @@
 #include <string>
 
 #include "backends/cpu/rewrite.h"
+#include "words/source_problems.h"
 
 int main(int argc, char** argv) {
   if (argc != 3) {
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
   const sg::RewriteResult r = sg::rewrite_for_cpu(text.str(), argv[1]);
   if (!r.ok()) {
     std::cerr << argv[1] << " cannot be built for the CPU (make cpu):\n";
-    for (const std::string& p : r.problems) std::cerr << "  " << p << "\n";
+    for (const std::string& p : sg::source_problem_lines(argv[1], r.problems)) std::cerr << "  " << p << "\n";
     return 1;
   }
   std::ofstream out(argv[2], std::ios::binary | std::ios::trunc);

@@ -9,12 +9,15 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 layer=$1
 rm -rf "$layer"
 cpu=$root/grader/src/backends/cpu
-mkdir -p "$layer/lib" "$layer/rewriter/backends/cpu"
+mkdir -p "$layer/lib" "$layer/rewriter/backends/cpu" "$layer/rewriter/model" "$layer/rewriter/words"
 cp -rp "$root/grader/cudacpu/include" "$layer/include"
 cp -p "$root"/grader/cudacpu/lib/*.cpp "$root"/grader/cudacpu/lib/*.h "$layer/lib/"
 for unit in rewrite cuda_tokens unsupported; do
   cp -p "$cpu/$unit.h" "$cpu/$unit.cpp" "$layer/rewriter/backends/cpu/"
 done
+# What the rewriter finds is a fact (model/); its lines are the grader's own words.
+cp -p "$root/grader/src/model/source_problem.h" "$layer/rewriter/model/"
+cp -p "$root/grader/src/words/source_problems.h" "$root/grader/src/words/source_problems.cpp" "$layer/rewriter/words/"
 cp -p "$root/grader/handout/rewrite_main.cpp" "$layer/rewriter/"
 cat > "$layer/README.md" <<'TXT'
 # cudacpu: CUDA on the CPU

@@ -32,6 +32,7 @@
 #include "proc_tree.h"
 #include "proto/protocol.h"
 #include "words/case_report.h"
+#include "words/source_problems.h"
 
 namespace fs = std::filesystem;
 using sg::rewrite_for_cpu;
@@ -73,7 +74,7 @@ TEST(CpuRewrite, LaunchesWithTwoThreeAndFourConfigArgsKeepTheirLines) {
       "  kern<<<grid, block, 64, s>>>(p, 3);\n"  // 4
       "}\n";
   const RewriteResult r = rewrite_for_cpu(src);
-  ASSERT_TRUE(r.ok()) << join(r.problems);
+  ASSERT_TRUE(r.ok()) << join(sg::source_problem_lines("kernel.cu", r.problems));
   EXPECT_EQ(r.launches, 3);
   EXPECT_EQ(count_lines(r.source), count_lines(src) + 2);
   EXPECT_EQ(rewritten_line(r, 2), "  ::cudacpu::launch(kern, grid, block)(p, 1);");
@@ -91,7 +92,7 @@ TEST(CpuRewrite, ConfigurationWithTemplatesParensAndCommasAcrossLines) {
       "  int x = a >> 3, y = v<w<int>>>(1);\n"
       "}\n";
   const RewriteResult r = rewrite_for_cpu(src);
-  ASSERT_TRUE(r.ok()) << join(r.problems);
+  ASSERT_TRUE(r.ok()) << join(sg::source_problem_lines("kernel.cu", r.problems));
   EXPECT_EQ(r.launches, 2);
   EXPECT_EQ(rewritten_line(r, 2),
             "  ::cudacpu::launch(ns::kern<float, 16>, dim3((n + 15) / 16, std::max<int>(1, (m + 15) / 16)),");
@@ -110,7 +111,7 @@ TEST(CpuRewrite, SharedMemoryBecomesStaticAndDynamicSharedAPointer) {
       "      unsigned char raw[];\n"
       "}\n";
   const RewriteResult r = rewrite_for_cpu(src);
-  ASSERT_TRUE(r.ok()) << join(r.problems);
+  ASSERT_TRUE(r.ok()) << join(sg::source_problem_lines("kernel.cu", r.problems));
   EXPECT_EQ(count_lines(r.source), count_lines(src) + 2);
   // Every __shared__ variable gets bounds-checked storage of its own for each resident block.
   EXPECT_EQ(rewritten_line(r, 2),
@@ -147,16 +148,17 @@ TEST(CpuRewrite, UnsupportedConstructsAreNamedWithTheirLine) {
       "kernel.cu:7: `asm` is not supported on the CPU backend",
       "kernel.cu:8: a kernel launch inside device code (dynamic parallelism) is not supported on the CPU backend",
   };
-  EXPECT_EQ(r.problems, expected) << join(r.problems);
+  EXPECT_EQ(sg::source_problem_lines("kernel.cu", r.problems), expected) << join(sg::source_problem_lines("kernel.cu", r.problems));
   EXPECT_FALSE(r.ok());
 }
 
 TEST(CpuRewrite, LaunchWithOneConfigArgumentIsRejected) {
   const RewriteResult r = rewrite_for_cpu("void f() {\n  k<<<4>>>(1);\n}\n");
-  ASSERT_EQ(r.problems.size(), 1u);
-  EXPECT_NE(r.problems[0].find("kernel.cu:2: a kernel launch needs 2 to 4 configuration arguments"),
-            std::string::npos)
-      << r.problems[0];
+  const std::vector<std::string> lines = sg::source_problem_lines("kernel.cu", r.problems);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(r.problems.shown[0].kind, sg::SourceProblemKind::LaunchArgumentCount);
+  EXPECT_NE(lines[0].find("kernel.cu:2: a kernel launch needs 2 to 4 configuration arguments"), std::string::npos)
+      << lines[0];
 }
 
 TEST(CpuRewrite, MacrosDoNotOpenDeviceScopes) {
@@ -166,7 +168,7 @@ TEST(CpuRewrite, MacrosDoNotOpenDeviceScopes) {
       "#define LAUNCH(k) k<<<1, 1>>>()\n"
       "void host() { kern<<<1, 1>>>(); }\n";
   const RewriteResult r = rewrite_for_cpu(src);
-  ASSERT_TRUE(r.ok()) << join(r.problems);
+  ASSERT_TRUE(r.ok()) << join(sg::source_problem_lines("kernel.cu", r.problems));
   EXPECT_EQ(r.launches, 2);
   EXPECT_EQ(rewritten_line(r, 3), "void host() { ::cudacpu::launch(kern, 1, 1)(); }");
 }

@@ -10,6 +10,7 @@
 #include "words/check_report.h"
 #include "words/cpu_backend_lines.h"
 #include "words/sanitizer_report.h"
+#include "words/source_problems.h"
 
 namespace sg {
 namespace {
@@ -59,6 +60,52 @@ TEST(CpuWords, TheStructureCheckAndTheGradeLog) {
   EXPECT_EQ(reuse_nothing_counted(false), "the kernel loaded nothing from global memory at the check's shape");
   EXPECT_EQ(structure_count_log_line(512, 256, 128), "structure: global loads at 512x256x128");
   EXPECT_EQ(cpu_device_name(), "host CPU (correctness only)");
+}
+
+// What the rewriter and the preprocessed scan found, a line each, as the
+// CPU backend said it before the facts moved out (one line per kind).
+TEST(CpuWords, WhatTheCpuBackendCannotBuild) {
+  SourceProblems p;
+  const auto add = [&](long line, SourceProblemKind kind, std::string text = {}) {
+    p.shown.push_back({line, kind, std::move(text)});
+  };
+  add(1, SourceProblemKind::Header, "cuda_fp16.h");
+  add(2, SourceProblemKind::Identifier, "__shfl_down_sync");
+  add(3, SourceProblemKind::SharedAtFileScope);
+  add(4, SourceProblemKind::SharedDeclarationForm);
+  add(5, SourceProblemKind::ExternSharedForm);
+  add(6, SourceProblemKind::ExternSharedAtFileScope);
+  add(7, SourceProblemKind::DeviceSideLaunch);
+  add(8, SourceProblemKind::KernelNameUnreadable);
+  add(9, SourceProblemKind::UnterminatedLaunch);
+  add(10, SourceProblemKind::LaunchArgumentCount);
+  add(11, SourceProblemKind::GccPragma, "optimize");
+  add(12, SourceProblemKind::InlineAssembly, "__asm__");
+  add(13, SourceProblemKind::X86Builtin, "__builtin_ia32_pause");
+  add(14, SourceProblemKind::Attribute, "no_sanitize_address");
+  p.more = 3;
+  const std::string no = " is not supported on the CPU backend";
+  const std::vector<std::string> want = {
+      "kernel.cu:1: `#include <cuda_fp16.h>`" + no,
+      "kernel.cu:2: `__shfl_down_sync`" + no,
+      "kernel.cu:3: `__shared__` at file scope (declare it inside the kernel)" + no,
+      "kernel.cu:4: this form of `__shared__` declaration (use `__shared__ T name[N]...;`, one or more names, no "
+      "initializer)" + no,
+      "kernel.cu:5: this form of `extern __shared__` (use `extern __shared__ T name[];`)" + no,
+      "kernel.cu:6: `extern __shared__` at file scope (declare it inside the kernel)" + no,
+      "kernel.cu:7: a kernel launch inside device code (dynamic parallelism)" + no,
+      "kernel.cu:8: cannot read the kernel name before `<<<`",
+      "kernel.cu:9: unterminated kernel launch configuration (no matching `>>>`)",
+      "kernel.cu:10: a kernel launch needs 2 to 4 configuration arguments inside <<< >>> (grid, block, shared "
+      "memory bytes, stream)",
+      "kernel.cu:11: `#pragma GCC optimize`" + no,
+      "kernel.cu:12: inline assembly (`__asm__`)" + no,
+      "kernel.cu:13: the x86 builtin `__builtin_ia32_pause`" + no,
+      "kernel.cu:14: the attribute `no_sanitize_address`" + no,
+      "(3 more not shown)",
+  };
+  EXPECT_EQ(source_problem_lines("kernel.cu", p), want);
+  EXPECT_TRUE(source_problem_lines("kernel.cu", SourceProblems{}).empty());
 }
 
 }  // namespace

@@ -31,6 +31,7 @@
 #include "backends/cpu/preprocessed_scan.h"
 #include "backends/cpu/rewrite.h"
 #include "backends/cpu/source_structure.h"
+#include "words/source_problems.h"
 #include "static_checks/device_stubs.h"
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
@@ -105,11 +106,11 @@ std::string structure_of(const std::string& src) { return sg::check_structure_so
 
 std::string rewrite_of(const std::string& src) {
   const sg::RewriteResult r = sg::rewrite_for_cpu(src);
-  return "launches " + std::to_string(r.launches) + "\n" + joined(r.problems);
+  return "launches " + std::to_string(r.launches) + "\n" + joined(sg::source_problem_lines("kernel.cu", r.problems));
 }
 
 std::string preprocessed_of(const std::string& src) {
-  return joined(sg::scan_preprocessed("# 1 \"kernel.cu\"\n" + src, "kernel.cu"));
+  return joined(sg::source_problem_lines("kernel.cu", sg::scan_preprocessed("# 1 \"kernel.cu\"\n" + src, "kernel.cu")));
 }
 
 const char* const kKernel =
@@ -290,7 +291,7 @@ TEST(CpuRewrite, InlineAsmIsSeenThroughLineSplices) {
   };
   for (const auto& [code, word] : spliced) {
     const sg::RewriteResult r = sg::rewrite_for_cpu("__global__ void k() {\n  " + code + "\n}\n");
-    EXPECT_EQ(r.problems, std::vector<std::string>{"kernel.cu:2: `" + word + "` is not supported on the CPU backend"})
+    EXPECT_EQ(sg::source_problem_lines("kernel.cu", r.problems), std::vector<std::string>{"kernel.cu:2: `" + word + "` is not supported on the CPU backend"})
         << code;
   }
   // Indentation after the splice: two words, as for the preprocessor.
@@ -300,7 +301,7 @@ TEST(CpuRewrite, InlineAsmIsSeenThroughLineSplices) {
 TEST(CpuRewrite, SplicedNamesAreJoinedAndKeepTheirLines) {
   const std::string src = "__global__ void k() {\n  __shared__ float ti\\\nle[4];\n  ti\\\nle[0] = 1;\n}\n";
   const sg::RewriteResult r = sg::rewrite_for_cpu(src);
-  ASSERT_TRUE(r.ok()) << joined(r.problems);
+  ASSERT_TRUE(r.ok()) << joined(sg::source_problem_lines("kernel.cu", r.problems));
   EXPECT_NE(r.source.find("float (&tile)[4] = tile_cudacpu_shared_.get(\"tile\");\n"), std::string::npos) << r.source;
   EXPECT_EQ(std::count(r.source.begin(), r.source.end(), '\n'), std::count(src.begin(), src.end(), '\n') + 2);
 }

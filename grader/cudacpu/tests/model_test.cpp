@@ -13,6 +13,7 @@
 #include "backends/cpu/preprocessed_scan.h"
 #include "../../tests/cpu_runner_fixture.h"
 #include "static_checks/symbol_policy.h"
+#include "words/source_problems.h"
 
 namespace {
 
@@ -352,7 +353,7 @@ TEST(PreprocessedScan, OnlyTheStudentsLinesAndOnlyAttributesCount) {
       "kernel.cu:5: the attribute `no_sanitize_address` is not supported on the CPU backend",
       "kernel.cu:6: `#pragma GCC push_options` is not supported on the CPU backend",
       "kernel.cu:7: the x86 builtin `__builtin_ia32_pause` is not supported on the CPU backend"};
-  EXPECT_EQ(sg::scan_preprocessed(text, "kernel.cu"), expected);
+  EXPECT_EQ(sg::source_problem_lines("kernel.cu", sg::scan_preprocessed(text, "kernel.cu")), expected);
 }
 
 TEST(PreprocessedScan, DigitSeparatorsAndSpacedBracketsHideNothing) {
@@ -367,7 +368,7 @@ TEST(PreprocessedScan, DigitSeparatorsAndSpacedBracketsHideNothing) {
   const std::vector<std::string> expected = {
       "kernel.cu:1: inline assembly (`__asm__`) is not supported on the CPU backend",
       "kernel.cu:7: the attribute `no_sanitize_address` is not supported on the CPU backend"};
-  EXPECT_EQ(sg::scan_preprocessed(text, "kernel.cu"), expected);
+  EXPECT_EQ(sg::source_problem_lines("kernel.cu", sg::scan_preprocessed(text, "kernel.cu")), expected);
 }
 
 TEST(PreprocessedScan, OneMebibyteOfNestedParenthesesAndQuotesIsOnePass) {

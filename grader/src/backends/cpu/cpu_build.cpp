@@ -33,6 +33,7 @@
 #include "process/program_path.h"
 #include "process/tool_process.h"
 #include "words/build_report.h"
+#include "words/source_problems.h"
 
 namespace fs = std::filesystem;
 
@@ -140,7 +141,7 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
   if (cxx.empty()) return finish(false, host_compiler_missing(paths.cxx));
 
   const RewriteResult rw = rewrite_for_cpu(source, "kernel.cu");
-  if (!rw.ok()) return finish(false, cannot_build_for_cpu(rw.problems));
+  if (!rw.ok()) return finish(false, cannot_build_for_cpu(source_problem_lines("kernel.cu", rw.problems)));
 
   fs::create_directories(workdir, ec);
   const fs::path dir = fs::absolute(workdir, ec);
@@ -186,8 +187,8 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
     return finish(false, depends_on_arch_log());
   }
   pass_text[1].clear();
-  const std::vector<std::string> escapes = scan_preprocessed(pass_text[0], "kernel.cu");
-  if (!escapes.empty()) return finish(false, cannot_build_for_cpu(escapes));
+  const SourceProblems escapes = scan_preprocessed(pass_text[0], "kernel.cu");
+  if (!escapes.empty()) return finish(false, cannot_build_for_cpu(source_problem_lines("kernel.cu", escapes)));
   pass_text[0].clear();
 
   std::vector<std::string> compile = {cxx, "-x", "c++-cpp-output", "-std=c++17", "-O2", "-fno-strict-aliasing"};

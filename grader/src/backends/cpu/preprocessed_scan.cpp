@@ -31,10 +31,9 @@ class Scanner {
   Scanner(const std::string& text, const std::string& student_file, std::size_t max)
       : s_(text), student_("\"" + student_file + "\""), max_(max) {}
 
-  std::vector<std::string> run() {
+  SourceProblems run() {
     for_each_cuda_token(s_, [this](const Token& t) { token(t); });
-    if (more_ > 0) problems_.push_back("(" + std::to_string(more_) + " more not shown)");
-    return problems_;
+    return {std::move(problems_), more_};
   }
 
  private:
@@ -78,16 +77,16 @@ class Scanner {
         (directive_words_[1] == "optimize" || directive_words_[1] == "push_options" ||
          directive_words_[1] == "pop_options" || directive_words_[1] == "reset_options" ||
          directive_words_[1] == "target"))
-      problem(directive_line_, "`#pragma GCC " + directive_words_[1] + "`");
+      problem(directive_line_, SourceProblemKind::GccPragma, directive_words_[1]);
   }
 
   long source_line(const Token& t) const { return marker_number_ + (t.line - marker_at_ - 1); }
 
-  void problem(long line, const std::string& what) {
-    const std::string msg = "kernel.cu:" + std::to_string(line) + ": " + what + " is not supported on the CPU backend";
-    if (!seen_.insert(msg).second) return;
+  void problem(long line, SourceProblemKind kind, const std::string& what) {
+    SourceProblem p{line, kind, what};
+    if (!seen_.insert(p).second) return;
     if (problems_.size() < max_)
-      problems_.push_back(msg);
+      problems_.push_back(std::move(p));
     else
       ++more_;
   }
@@ -100,20 +99,20 @@ class Scanner {
   }
 
   void word(const std::string& w, long line) {
-    if (inline_asm(w)) return problem(line, "inline assembly (`" + w + "`)");
-    if (x86_builtin(w)) return problem(line, "the x86 builtin `" + w + "`");
+    if (inline_asm(w)) return problem(line, SourceProblemKind::InlineAssembly, w);
+    if (x86_builtin(w)) return problem(line, SourceProblemKind::X86Builtin, w);
     if (w == "__attribute__" || w == "__attribute") {
       attr_depth_ = 1;  // the parentheses that follow hold attributes
       return;
     }
-    if ((attr_depth_ > 1 || in_brackets_) && banned_attribute(w)) problem(line, "the attribute `" + w + "`");
+    if ((attr_depth_ > 1 || in_brackets_) && banned_attribute(w)) problem(line, SourceProblemKind::Attribute, w);
   }
 
   const std::string& s_;
   const std::string student_;
   const std::size_t max_;
-  std::vector<std::string> problems_;
-  std::set<std::string> seen_;
+  std::vector<SourceProblem> problems_;
+  std::set<SourceProblem> seen_;
   std::size_t more_ = 0;
   bool mine_ = false;
   // The last line marker: its number and the line of the text it stands on.
@@ -130,8 +129,8 @@ class Scanner {
 
 }  // namespace
 
-std::vector<std::string> scan_preprocessed(const std::string& text, const std::string& student_file,
-                                           std::size_t max_problems) {
+SourceProblems scan_preprocessed(const std::string& text, const std::string& student_file,
+                                 std::size_t max_problems) {
   return Scanner(text, student_file, max_problems).run();
 }
 

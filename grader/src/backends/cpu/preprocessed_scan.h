@@ -15,14 +15,15 @@
 // rewriter's tokenizer), none kept: each byte is looked at a bounded number of times.
 #pragma once
 #include <string>
-#include <vector>
+
+#include "model/source_problem.h"
 
 namespace sg {
 
-// One message per construct found ("kernel.cu:12: `no_sanitize_address` ..."),
-// at most `max_problems` (then a last line says how many more). `student_file`
-// is the name the line markers give the student's file ("kernel.cu").
-std::vector<std::string> scan_preprocessed(const std::string& text, const std::string& student_file,
-                                           std::size_t max_problems = 20);
+// One problem per construct found (words/cpu_backend_lines says "kernel.cu:12:
+// the attribute `no_sanitize_address` ..."), at most `max_problems` shown.
+// `student_file` is the name the line markers give the student's file ("kernel.cu").
+SourceProblems scan_preprocessed(const std::string& text, const std::string& student_file,
+                                 std::size_t max_problems = 20);
 
 }  // namespace sg

@@ -36,11 +36,10 @@ class Rewriter {
     for (std::size_t i = 0; i < toks_.size(); ++i) visit(i);
     RewriteResult r;
     r.launches = launches_;
-    r.problems = std::move(problems_);
-    if (r.problems.size() > kMaxProblems) {
-      const std::size_t more = r.problems.size() - kMaxProblems;
-      r.problems.resize(kMaxProblems);
-      r.problems.push_back("(" + std::to_string(more) + " more not shown)");
+    r.problems.shown = std::move(problems_);
+    if (r.problems.shown.size() > kMaxProblems) {
+      r.problems.more = r.problems.shown.size() - kMaxProblems;
+      r.problems.shown.resize(kMaxProblems);
     }
     if (r.ok()) r.source = emit();
     return r;
@@ -60,19 +59,16 @@ class Rewriter {
     return k.length > n && k.kind == TokenKind::Identifier && text(i) == t;  // only a splice makes it longer
   }
 
-  void problem(int line, const std::string& what) {
-    const std::string msg = name_ + ":" + std::to_string(line) + ": " + what;
-    if (seen_.insert(msg).second) problems_.push_back(msg);
-  }
-  void unsupported(int line, const std::string& what) {
-    problem(line, what + " is not supported on the CPU backend");
+  void problem(int line, SourceProblemKind kind, std::string what = {}) {
+    SourceProblem p{line, kind, std::move(what)};
+    if (seen_.insert(p).second) problems_.push_back(std::move(p));
   }
 
   void visit(std::size_t i) {
     const Token& t = toks_[i];
     if (t.kind == TokenKind::Directive) {
       if (text(i) == "include" && unsupported_header(t.header))
-        unsupported(t.line, "`#include <" + t.header + ">`");
+        problem(t.line, SourceProblemKind::Header, t.header);
       return;
     }
     const std::string s = text(i);
@@ -109,7 +105,7 @@ class Rewriter {
       // Not a macro in the layer: glibc spells the GCC attribute the same way.
       edits_.push_back({t.offset, t.length, "__attribute__((noinline))"});
     } else if (unsupported_identifier(s, text(i + 1))) {
-      unsupported(t.line, "`" + s + "`");
+      problem(t.line, SourceProblemKind::Identifier, s);
     }
   }
 
@@ -127,12 +123,11 @@ class Rewriter {
     }
     if (t.in_directive) return;  // a macro's body: the layer's own __shared__ names it when used
     if (depth_ == 0) {
-      unsupported(t.line, "`__shared__` at file scope (declare it inside the kernel)");
+      problem(t.line, SourceProblemKind::SharedAtFileScope);
       return;
     }
     if (!per_block_shared(i))
-      unsupported(t.line, "this form of `__shared__` declaration (use `__shared__ T name[N]...;`, one or more "
-                          "names, no initializer)");
+      problem(t.line, SourceProblemKind::SharedDeclarationForm);
   }
 
   // `[static] __device__ T name[N]...;` at file scope (one name, no
@@ -273,11 +268,11 @@ class Rewriter {
     while (j < toks_.size() && !is(j, ";") && !is(j, "{") && !is(j, "}") && !is(j, "__shared__")) ++j;
     if (j >= toks_.size() || !is(j, ";") || j < i + 4 || !is(j - 1, "]") || !is(j - 2, "[") ||
         toks_[j - 3].kind != TokenKind::Identifier) {
-      unsupported(line, "this form of `extern __shared__` (use `extern __shared__ T name[];`)");
+      problem(line, SourceProblemKind::ExternSharedForm);
       return;
     }
     if (depth_ == 0) {
-      unsupported(line, "`extern __shared__` at file scope (declare it inside the kernel)");
+      problem(line, SourceProblemKind::ExternSharedAtFileScope);
       return;
     }
     // The element type: the tokens between __shared__ and the name, minus alignment attributes.
@@ -291,7 +286,7 @@ class Rewriter {
       type += text(k);
     }
     if (type.empty()) {
-      unsupported(line, "this form of `extern __shared__` (use `extern __shared__ T name[];`)");
+      problem(line, SourceProblemKind::ExternSharedForm);
       return;
     }
     const Token& end = toks_[j];
@@ -417,21 +412,20 @@ class Rewriter {
   void launch(std::size_t i) {
     const Token& open = toks_[i];
     if (device_depth_ >= 0 && !open.in_directive) {
-      unsupported(open.line, "a kernel launch inside device code (dynamic parallelism)");
+      problem(open.line, SourceProblemKind::DeviceSideLaunch);
       return;
     }
     const LaunchSyntax& l = launch_syntax_.at(i);
     if (l.callee == std::string::npos) {
-      problem(open.line, "cannot read the kernel name before `<<<`");
+      problem(open.line, SourceProblemKind::KernelNameUnreadable);
       return;
     }
     if (l.config_end == std::string::npos) {
-      problem(open.line, "unterminated kernel launch configuration (no matching `>>>`)");
+      problem(open.line, SourceProblemKind::UnterminatedLaunch);
       return;
     }
     if (l.config_end == i + 1 || !l.two_or_more) {
-      problem(open.line, "a kernel launch needs 2 to 4 configuration arguments inside <<< >>> (grid, block, "
-                         "shared memory bytes, stream)");
+      problem(open.line, SourceProblemKind::LaunchArgumentCount);
       return;
     }
     ++launches_;
@@ -464,8 +458,8 @@ class Rewriter {
   const std::string name_;
   const std::vector<Token> toks_;
   std::vector<Edit> edits_;
-  std::vector<std::string> problems_;
-  std::set<std::string> seen_;
+  std::vector<SourceProblem> problems_;
+  std::set<SourceProblem> seen_;
   const std::vector<std::size_t> parens_;  // the `)` matching each `(` (match_brackets)
   std::unordered_map<std::size_t, LaunchSyntax> launch_syntax_;  // by the index of its `<<<`
   std::size_t declaration_read_to_ = 0;  // where the last file-scope `__device__` declaration's reading stopped

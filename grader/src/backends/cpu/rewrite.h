@@ -8,22 +8,24 @@
 //   __shared__ float t[16][16];   -> static thread_local float t[16][16];
 //   extern __shared__ float s[];  -> float* s = reinterpret_cast<float*>(<block's dynamic shared memory>);
 //
-// Constructs the layer lacks are reported as
+// Constructs the layer lacks are reported as facts (model/source_problem.h),
+// which words/cpu_backend_lines says as
 //   "kernel.cu:LINE: `__shfl_down_sync` is not supported on the CPU backend".
 #pragma once
 #include <string>
-#include <vector>
+
+#include "model/source_problem.h"
 
 namespace sg {
 
 struct RewriteResult {
-  std::string source;                 // the translation unit (valid only when problems is empty)
-  std::vector<std::string> problems;  // one complete message each, in source order
-  int launches = 0;                   // kernel launches rewritten
+  std::string source;      // the translation unit (valid only when problems is empty)
+  SourceProblems problems;  // in source order
+  int launches = 0;         // kernel launches rewritten
   bool ok() const { return problems.empty(); }
 };
 
-// `display_name` is what messages and the #line directive call the file.
+// `display_name` is what the #line directive calls the file.
 RewriteResult rewrite_for_cpu(const std::string& source, const std::string& display_name = "kernel.cu");
 
 }  // namespace sg
