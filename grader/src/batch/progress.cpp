@@ -1,5 +1,7 @@
 #include "batch/progress.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "report/feedback.h"
@@ -8,11 +10,9 @@ namespace sg::batch {
 
 std::string duration_text(double seconds) {
   const long s = std::lround(std::max(0.0, seconds));
-  char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
-  else if (s >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%lds", s);
-  return buf;
+  if (s >= 3600) return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+  if (s >= 60) return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}s", s);
 }
 
 Progress::Progress(std::FILE* out, std::size_t total, bool tty, bool quiet)

@@ -1,6 +1,7 @@
 // Hypotheses about the values: each recomputes what a kernel with one classic
 // bug would have written for this case's inputs.
-#include <cstdio>
+#include <fmt/format.h>
+
 #include <string>
 #include <vector>
 
@@ -231,11 +232,7 @@ void add_short_sums(const CaseData& d, std::vector<Candidate>& out) {
   }
 }
 
-std::string number(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
-}
+std::string number(double x) { return fmt::format("{:g}", x); }
 
 // Every element off by the same amount: the padding of the partial K tile
 // adds (tiles*T - k) products of what lies past k to every sum.

@@ -1,21 +1,14 @@
 #include "report/feedback.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
-#include <cstdio>
 #include <vector>
 
 #include "report/text_clean.h"
 
 namespace sg::report {
 namespace {
-
-std::string printf_double(const char* fmt, int precision, double v) {
-  const int n = std::snprintf(nullptr, 0, fmt, precision, v);
-  if (n <= 0) return "?";
-  std::vector<char> buf(static_cast<std::size_t>(n) + 1);
-  std::snprintf(buf.data(), buf.size(), fmt, precision, v);
-  return std::string(buf.data(), static_cast<std::size_t>(n));
-}
 
 std::string non_finite(double v) {
   if (std::isnan(v)) return "nan";
@@ -51,7 +44,7 @@ void append_comparison(const Comparison& c, std::string& out) {
 
 std::string num(double v, int max_decimals) {
   if (!std::isfinite(v)) return non_finite(v);
-  std::string s = printf_double("%.*f", max_decimals, v);
+  std::string s = fmt::format("{:.{}f}", v, max_decimals);
   if (s.find('.') != std::string::npos) {
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
@@ -62,7 +55,7 @@ std::string num(double v, int max_decimals) {
 
 std::string sig(double v, int significant) {
   if (!std::isfinite(v)) return non_finite(v);
-  return printf_double("%.*g", significant, v);
+  return fmt::format("{:.{}g}", v, significant);
 }
 
 const char* status_word(Status s) {
