@@ -50,5 +50,25 @@ TEST(GradingWords, ScorersVerdicts) {
             "shape was clean");
 }
 
+// The report's sandbox line, from the sandbox's and the work folder's facts
+// (a folder without mounted quotas here: none were given).
+TEST(GradingWords, SandboxLine) {
+  SandboxSupport none;
+  none.why_not = "bubblewrap (bwrap) is not installed";
+  WorkDir work("", false, {}, PrivateMounts{false, "not root"});
+  EXPECT_EQ(sandbox_line(none, work),
+            "sandbox: unavailable (bubblewrap (bwrap) is not installed): ran with rlimits only; writable folders: "
+            "no quota of their own (not root); the scratch folder is measured after each request");
+  SandboxSupport bwrap;
+  bwrap.bwrap = "/usr/bin/bwrap";
+  bwrap.identity.note = "runs as uid 1900000003, this grading's own";
+  WorkDir kept("", true, {}, PrivateMounts{true, ""});
+  EXPECT_EQ(sandbox_line(bwrap, kept),
+            "sandbox: bubblewrap (namespaces, read-only toolchain, private /tmp) + seccomp; untrusted code runs as "
+            "uid 1900000003, this grading's own; writable folders: no quota of their own (the work folder is kept "
+            "(--keep-work)); the scratch folder is measured after each request");
+  EXPECT_EQ(work_folder_moved_line("/root/tmp"), "work folder under /tmp: the runner's user cannot reach /root/tmp");
+}
+
 }  // namespace
 }  // namespace sg

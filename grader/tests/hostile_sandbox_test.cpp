@@ -77,7 +77,7 @@ bool sandbox_here() { return sg::probe_sandbox().available(); }
 #define REQUIRE_SANDBOX()                                                                          \
   do {                                                                                             \
     const sg::SandboxSupport s = sg::probe_sandbox();                                              \
-    if (!s.available()) GTEST_SKIP() << "only the sandbox stops this attack; " << s.describe(); \
+    if (!s.available()) GTEST_SKIP() << "only the sandbox stops this attack; it is unavailable: " << s.why_not; \
   } while (0)
 
 // Everything the grader wrote or printed about one grading.

@@ -4,6 +4,7 @@
 #include "model/plan.h"
 #include "pipeline/stages.h"
 #include "services/limits.h"
+#include "words/grading_log.h"
 
 namespace fs = std::filesystem;
 
@@ -28,12 +29,12 @@ bool setup_stage(Grading& g) {
   g.backend = make_backend(g.opts.backend, setup);  // throws UsageError
   r.backend = g.backend->kind();
   r.device = g.backend->device();
-  if (!g.work.note().empty()) g.log(g.work.note());
+  if (!g.work.unreachable_root().empty()) g.log(work_folder_moved_line(g.work.unreachable_root()));
   plan_into(r, g.suite, g.opts.public_only ? Shown::PublicOnly : Shown::All, g.backend->why_not_timed());
   // Before anything is written: what this grading may write, sized for
   // the cases the backend times (services/limits.h).
   g.work.give_quotas(grading_quotas(g.suite, g.backend->why_not_timed().empty()));
-  r.sandbox = g.paths.sandbox.describe() + "; " + g.work.quota_note();
+  r.sandbox = sandbox_line(g.paths.sandbox, g.work);
   return true;
 }
 

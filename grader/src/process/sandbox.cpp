@@ -52,12 +52,6 @@ std::vector<std::string> gpu_device_nodes() {
 
 }  // namespace
 
-std::string SandboxSupport::describe() const {
-  const std::string who = identity.note.empty() ? "" : "; untrusted code " + identity.note;
-  if (available()) return "sandbox: bubblewrap (namespaces, read-only toolchain, private /tmp) + seccomp" + who;
-  return "sandbox: unavailable (" + why_not + "): ran with rlimits only" + who;
-}
-
 Sandbox sandbox_for(const SandboxSupport& support, SandboxProfile profile) {
   Sandbox s;
   s.profile = profile;

@@ -24,10 +24,7 @@ struct SandboxSupport {
   std::string bwrap;    // the program; "" when the sandbox is unavailable
   std::string why_not;  // why it is unavailable
   JobIdentity identity; // who untrusted code runs as, with or without bubblewrap
-  bool available() const { return !bwrap.empty(); }
-  // One line for reports: "sandbox: bubblewrap + seccomp" or
-  // "sandbox: unavailable (...): ran with rlimits only".
-  std::string describe() const;
+  bool available() const { return !bwrap.empty(); }  // words/grading_log's sandbox_line says which
 };
 
 // Tries `bwrap --unshare-all ... true` as the user untrusted code runs as.

@@ -36,7 +36,7 @@ WorkDir::WorkDir(const std::string& root, bool keep, RunAs owner, PrivateMounts 
   std::string base = root;
   if (base.empty()) base = std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp";
   if (::geteuid() == 0 && base != "/tmp" && !others_can_reach(base)) {
-    note_ = "work folder under /tmp: the runner's user cannot reach " + base;
+    unreachable_root_ = base;
     base = "/tmp";
   }
   std::string tmpl = base + "/sgemm-grade-XXXXXX";
@@ -101,13 +101,9 @@ QuotaPlace WorkDir::place(const std::string& sub) const {
   return p;
 }
 
-std::string WorkDir::quota_note() const {
-  auto mib = [](long long b) { return std::to_string(b >> 20) + " MiB"; };
-  if (mounted_)
-    return "writable folders: tmpfs quotas of their own (work " + mib(quotas_.work.bytes) + ", scratch " +
-           mib(quotas_.scratch.bytes) + ")";
-  const std::string why = keep_ ? "the work folder is kept (--keep-work)" : mounts_.why_not;
-  return "writable folders: no quota of their own (" + why + "); the scratch folder is measured after each request";
+std::string WorkDir::why_no_quotas() const {
+  if (mounted_) return "";
+  return keep_ ? "the work folder is kept (--keep-work)" : mounts_.why_not;
 }
 
 std::string WorkDir::out_of_space() const {

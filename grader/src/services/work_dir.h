@@ -37,22 +37,25 @@ class WorkDir {
   void give_quotas(const GradingQuotas& q);
   // A quota'd place: "" (the whole folder), "scratch" or "baseline-scratch".
   QuotaPlace place(const std::string& sub) const;
-  // One phrase for the report's sandbox line: how what a grading writes is bounded.
-  std::string quota_note() const;
+  // How what a grading writes is bounded (words/grading_log says it on the
+  // report's sandbox line): its quotas when mounted, else why there are none.
+  bool quotas_mounted() const { return mounted_; }
+  const GradingQuotas& quotas() const { return quotas_; }
+  std::string why_no_quotas() const;
   // Why the folder's file system cannot take a build's output (under 1 MiB
   // or no inode free), or "": the machine's failure where the folder has no
   // quota of its own (with one, a full folder is the submission's doing).
   std::string out_of_space() const;
-  // Set when the folder asked for could not be used (e.g. TMPDIR under /root, which the
-  // unprivileged runner cannot enter), saying where the work went instead.
-  const std::string& note() const { return note_; }
+  // Set when the folder asked for could not be used (e.g. TMPDIR under /root,
+  // which the unprivileged runner cannot enter): that folder (the work went under /tmp).
+  const std::string& unreachable_root() const { return unreachable_root_; }
 
  private:
   void make_folders(bool inside_quota);
   void give_to_owner(const std::string& dir, unsigned mode);
 
   std::string path_;
-  std::string note_;
+  std::string unreachable_root_;
   bool keep_;
   RunAs owner_;
   PrivateMounts mounts_;

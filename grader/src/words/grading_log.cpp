@@ -52,4 +52,20 @@ std::string helpers_note(const std::vector<std::string>& helpers) {
          " private (no points lost). Declaring helpers `static` does that in your own code.";
 }
 
+std::string sandbox_line(const SandboxSupport& sandbox, const WorkDir& work) {
+  const std::string who = sandbox.identity.note.empty() ? "" : "; untrusted code " + sandbox.identity.note;
+  std::string line = sandbox.available()
+                         ? "sandbox: bubblewrap (namespaces, read-only toolchain, private /tmp) + seccomp" + who
+                         : "sandbox: unavailable (" + sandbox.why_not + "): ran with rlimits only" + who;
+  if (work.quotas_mounted())
+    return line + fmt::format("; writable folders: tmpfs quotas of their own (work {} MiB, scratch {} MiB)",
+                              work.quotas().work.bytes >> 20, work.quotas().scratch.bytes >> 20);
+  return line + "; writable folders: no quota of their own (" + work.why_no_quotas() +
+         "); the scratch folder is measured after each request";
+}
+
+std::string work_folder_moved_line(const std::string& unreachable_root) {
+  return "work folder under /tmp: the runner's user cannot reach " + unreachable_root;
+}
+
 }  // namespace sg

@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "model/suite.h"
+#include "process/sandbox.h"
+#include "services/work_dir.h"
 
 namespace sg {
 
@@ -41,5 +43,12 @@ std::string not_run(const std::string& why);
 
 // Helpers the grader made private (no points lost): a style note naming up to five.
 std::string helpers_note(const std::vector<std::string>& helpers);
+
+// The report's sandbox line: how untrusted code ran ("sandbox: bubblewrap
+// (...) + seccomp", or unavailable and why; who it ran as) and how what the
+// grading writes is bounded (its tmpfs quotas, or why it has none).
+std::string sandbox_line(const SandboxSupport& sandbox, const WorkDir& work);
+// The grade log's line when the work folder asked for could not be used.
+std::string work_folder_moved_line(const std::string& unreachable_root);
 
 }  // namespace sg
