@@ -20,6 +20,7 @@
 #include "words/build_report.h"
 #include "words/check_report.h"
 #include "words/cpu_backend_lines.h"
+#include "words/symbol_report.h"
 
 namespace sg {
 namespace {
@@ -172,7 +173,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
     out.why = nvcc_refused_why();
     return out;
   }
-  if (nvcc.ran && !nvcc.symbols.ok) return reject(nvcc.symbols.problems);
+  if (nvcc.ran && !nvcc.symbols.ok) return reject(symbol_problem_lines(nvcc.symbols));
   ::chmod(b.runner.c_str(), 0755);
   out.helpers = b.helpers;
   out.symbols_checked = true;
