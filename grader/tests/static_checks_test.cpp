@@ -34,6 +34,7 @@
 #include "process/sandbox.h"
 #include "process/tool_process.h"
 #include "suite/suite_loader.h"
+#include "words/structure_report.h"
 #include "words/symbol_report.h"
 
 namespace fs = std::filesystem;
@@ -587,7 +588,7 @@ class PtxStructure : public testing::Test {
   sg::StructureReport check(const std::string& ptx) {
     const std::string path = dir_ / "k.ptx";
     write_file(path, ptx);
-    return sg::check_structure(path);
+    return sg::with_ptx_detail(sg::check_structure(path));
   }
   static std::string entry(const std::string& name, const std::string& body) {
     return ".visible .entry " + name + "(\n\t.param .u32 " + name + "_param_0\n)\n.maxntid 256, 1, 1\n{\n" + body +
@@ -649,6 +650,11 @@ TEST_F(PtxStructure, CountsModuleSharedVariablesAndCalledFunctions) {
   EXPECT_TRUE(r.uses_barrier) << r.detail;
   EXPECT_NE(r.detail.find("dyn_tile"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("wait_for_block"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.shared_at.kind, sg::PtxEvidence::Kind::SharedVariable);
+  EXPECT_EQ(r.shared_at.variable, "dyn_tile");
+  EXPECT_EQ(r.shared_at.function, "");
+  EXPECT_EQ(r.barrier_at.opcode, "barrier.sync.aligned");
+  EXPECT_EQ(r.barrier_at.function, "wait_for_block()");
 }
 
 TEST_F(PtxStructure, SharedAccessWithoutDeclarationInBodyCounts) {
@@ -663,7 +669,8 @@ TEST_F(PtxStructure, ReportsAMissingKernelOrFile) {
   EXPECT_FALSE(r.uses_barrier);
   EXPECT_NE(r.detail.find("mysgemm(int, int, int, const float*, const float*, float*)"), std::string::npos)
       << r.detail;
-  const auto missing = sg::check_structure(dir_ / "absent.ptx");
+  const auto missing = sg::with_ptx_detail(sg::check_structure(dir_ / "absent.ptx"));
+  EXPECT_TRUE(missing.read_failed);
   EXPECT_FALSE(missing.found_kernel);
   EXPECT_NE(missing.detail.find("cannot read"), std::string::npos) << missing.detail;
 }
@@ -854,7 +861,7 @@ TEST_F(NvccObjects, PortableBuildKeepsPtxToo) {
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_NE(r.log.find("compute_75"), std::string::npos) << r.log;
   EXPECT_NE(read_file(r.ptx).find(".target sm_90"), std::string::npos);
-  const auto s = sg::check_structure(r.ptx);
+  const auto s = sg::with_ptx_detail(sg::check_structure(r.ptx));
   EXPECT_TRUE(s.found_kernel) << s.detail;
 }
 
@@ -973,7 +980,7 @@ TEST_F(NvccObjects, WrongKernelSignatureIsNamedAndNotFoundInPtx) {
   const auto r = symbols("wrong_kernel_signature");
   ASSERT_EQ(r.problems.size(), 1u) << joined(r.problems);
   EXPECT_EQ(r.problems[0].rfind("mysgemm has the wrong signature", 0), 0u) << r.problems[0];
-  const auto s = sg::check_structure(built.ptx);
+  const auto s = sg::with_ptx_detail(sg::check_structure(built.ptx));
   EXPECT_FALSE(s.found_kernel) << s.detail;
 }
 
@@ -994,12 +1001,12 @@ TEST_F(NvccObjects, StructureOfRealKernels) {
     if (!built_->count(w.name)) continue;
     const auto& b = get(w.name);
     ASSERT_TRUE(b.ok) << w.name << "\n" << b.log;
-    const auto s = sg::check_structure(b.ptx);
+    const auto s = sg::with_ptx_detail(sg::check_structure(b.ptx));
     EXPECT_TRUE(s.found_kernel) << w.name << ": " << s.detail;
     EXPECT_EQ(s.uses_shared, w.shared) << w.name << ": " << s.detail;
     EXPECT_EQ(s.uses_barrier, w.barrier) << w.name << ": " << s.detail;
   }
-  const auto s = sg::check_structure(get("shared_no_barrier").ptx);
+  const auto s = sg::with_ptx_detail(sg::check_structure(get("shared_no_barrier").ptx));
   EXPECT_NE(s.detail.find("__syncthreads"), std::string::npos) << s.detail;
 }
 

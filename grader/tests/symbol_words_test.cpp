@@ -1,7 +1,7 @@
-// The symbol check's sentences, made in words/ from the facts static_checks/
-// finds (issue 32, item 3): each says exactly what static_checks/ said before
-// they moved, so reports, build logs and the samples' expected verdicts keep
-// their words. No compiler needed.
+// The symbol check's and the PTX structure check's sentences, made in words/
+// from the facts static_checks/ finds (issue 32, item 3): each says exactly
+// what static_checks/ said before they moved, so reports, build logs and the
+// samples' expected verdicts keep their words. No compiler needed.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,6 +9,7 @@
 
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
+#include "words/structure_report.h"
 #include "words/symbol_report.h"
 
 namespace sg {
@@ -146,6 +147,53 @@ TEST(SymbolWords, EachKindOfSymbolProblem) {
             (std::vector<std::string>{"defines `main`, which a submission may not define",
                                       "uses `some_unknown_function`, which is not on the list of functions a "
                                       "submission may call"}));
+}
+
+PtxEvidence evidence(PtxEvidence::Kind kind, const std::string& opcode, const std::string& variable = "",
+                     const std::string& function = "") {
+  PtxEvidence e;
+  e.kind = kind;
+  e.opcode = opcode;
+  e.variable = variable;
+  e.function = function;
+  return e;
+}
+
+TEST(SymbolWords, PtxStructureDetail) {
+  StructureReport unread;
+  unread.read_failed = true;
+  unread.ptx_path = "/w/student.ptx";
+  EXPECT_EQ(ptx_structure_detail(unread), "cannot read the PTX file `/w/student.ptx`");
+  StructureReport no_kernel;
+  EXPECT_EQ(ptx_structure_detail(no_kernel),
+            "no kernel `mysgemm(int, int, int, const float*, const float*, float*)` in the compiled code (is it "
+            "declared __global__ with exactly that signature?)");
+  StructureReport tiled;
+  tiled.found_kernel = tiled.uses_shared = tiled.uses_barrier = true;
+  tiled.shared_at = evidence(PtxEvidence::Kind::SharedDeclaration, "");
+  tiled.barrier_at = evidence(PtxEvidence::Kind::Instruction, "bar.sync");
+  EXPECT_EQ(ptx_structure_detail(tiled), "mysgemm uses shared memory (.shared declaration) and a barrier (bar.sync)");
+  tiled.shared_at = evidence(PtxEvidence::Kind::SharedVariable, "mov.u64", "dyn_tile");
+  tiled.barrier_at = evidence(PtxEvidence::Kind::Instruction, "barrier.sync.aligned", "", "wait_for_block()");
+  EXPECT_EQ(with_ptx_detail(tiled).detail,
+            "mysgemm uses shared memory (mov.u64 of shared variable dyn_tile) and a barrier (barrier.sync.aligned "
+            "(in wait_for_block()))");
+  EXPECT_EQ(ptx_evidence_text(evidence(PtxEvidence::Kind::Instruction, "st.shared.f32", "", "load(float*)")),
+            "st.shared.f32 (in load(float*))");
+  StructureReport naive;
+  naive.found_kernel = true;
+  EXPECT_EQ(ptx_structure_detail(naive),
+            "mysgemm does not use shared memory: its compiled code declares and accesses no __shared__ data (a "
+            "shared array the compiler removed because it is never read does not count); the assignment asks for "
+            "a shared-memory tiled kernel\n"
+            "mysgemm has no barrier: its compiled code has no bar.sync/barrier.sync; __syncthreads() is needed "
+            "after loading a tile and before overwriting it");
+  StructureReport shared_only;
+  shared_only.found_kernel = shared_only.uses_shared = true;
+  shared_only.shared_at = evidence(PtxEvidence::Kind::Instruction, "st.shared.f32");
+  EXPECT_EQ(ptx_structure_detail(shared_only),
+            "mysgemm has no barrier: its compiled code has no bar.sync/barrier.sync; __syncthreads() is needed "
+            "after loading a tile and before overwriting it");
 }
 
 }  // namespace

@@ -70,13 +70,34 @@ SymbolReport check_cpu_symbols(const std::string& object, const std::string& nm 
 std::string localise_helpers(const std::string& object, std::vector<std::string>& helpers,
                              const std::string& nm = "nm");
 
+// Where the PTX first shows shared memory or a barrier, as facts
+// (words/structure_report.h says them): a .shared declaration, an instruction
+// on the shared space or a barrier (`opcode`), or an instruction naming a
+// module-scope shared variable (`opcode`, `variable`); in mysgemm itself, or
+// in a device function it calls (`function`, demangled).
+struct PtxEvidence {
+  enum class Kind { SharedDeclaration, Instruction, SharedVariable };
+  Kind kind = Kind::Instruction;
+  std::string opcode;
+  std::string variable;
+  std::string function;  // "" in mysgemm's own body
+};
+
 struct StructureReport {
   bool uses_shared = false;
   bool uses_barrier = false;
   bool found_kernel = false;
+  // The PTX check's facts (check_structure): the file at `ptx_path` could not
+  // be read; where shared memory and a barrier were seen (set when used).
+  bool read_failed = false;
+  std::string ptx_path;
+  PtxEvidence shared_at, barrier_at;
+  // What reports show: the PTX check's, from its facts (words/structure_report.h,
+  // filled by the backend that ran it); the CPU backend's source check's own.
   std::string detail;
 };
 // Reads the PTX of mysgemm: a .shared declaration and bar.sync/barrier.sync.
+// Facts only: `detail` is left for words/structure_report.h.
 StructureReport check_structure(const std::string& ptx_path);
 
 }  // namespace sg
