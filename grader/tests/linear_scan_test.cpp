@@ -35,6 +35,7 @@
 #include "static_checks/device_stubs.h"
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
+#include "words/structure_report.h"
 
 namespace {
 
@@ -221,7 +222,7 @@ TEST(LinearScan, PtxStructureScan) {
   const std::string path = ::testing::TempDir() + "linear_scan.ptx";
   for (const auto& [name, text] : patterns) {
     { std::ofstream(path, std::ios::binary) << text; }
-    EXPECT_TRUE(finishes([&] { return sg::check_structure(path).detail; })) << name;
+    EXPECT_TRUE(finishes([&] { return sg::with_ptx_detail(sg::check_structure(path)).detail; })) << name;
   }
   { std::ofstream(path, std::ios::binary) << chain; }
   std::string found;

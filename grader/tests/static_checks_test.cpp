@@ -22,6 +22,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,8 @@
 #include "process/sandbox.h"
 #include "process/tool_process.h"
 #include "suite/suite_loader.h"
+#include "words/structure_report.h"
+#include "words/symbol_report.h"
 
 namespace fs = std::filesystem;
 
@@ -97,8 +100,17 @@ std::string joined(const std::vector<std::string>& lines) {
   return out;
 }
 
+// A symbol check's report with its problems as reports say them
+// (words/symbol_report.h), beside the facts they are made from.
+struct WordedSymbols {
+  bool ok = true;
+  std::vector<std::string> problems;
+  std::vector<sg::SymbolProblem> facts;
+};
+WordedSymbols worded(const sg::SymbolReport& r) { return {r.ok, sg::symbol_problem_lines(r), r.problems}; }
+
 // The problem that names `symbol` (between backticks), or "" when none does.
-std::string problem_naming(const sg::SymbolReport& r, const std::string& symbol) {
+std::string problem_naming(const WordedSymbols& r, const std::string& symbol) {
   for (const auto& p : r.problems)
     if (p.find("`" + symbol + "`") != std::string::npos) return p;
   return "";
@@ -409,45 +421,65 @@ TEST(SymbolPolicy, AllowsWhatNvccAndOrdinaryCodeReference) {
         "_ZdaPv", "__cxa_guard_acquire", "__gxx_personality_v0", "_Unwind_Resume", "_GLOBAL_OFFSET_TABLE_",
         "_ZSt20__throw_length_errorPKc", "_ZSt4cout", "_ZNSt8ios_base4InitC1Ev", "printf@GLIBC_2.2.5"}) {
     const sg::build::ReferenceVerdict v = sg::build::classify_reference(s);
-    EXPECT_TRUE(v.allowed) << s << " should be allowed, got: " << v.category;
+    EXPECT_TRUE(v.allowed) << s << " should be allowed, got: " << sg::family_text(v);
+    EXPECT_EQ(v.family, sg::build::SymbolFamily::None) << s;
   }
 }
 
 TEST(SymbolPolicy, NamesTheFamilyOfForbiddenReferences) {
-  const std::vector<std::pair<const char*, const char*>> table = {
-      {"exit", "ends the process"}, {"_exit", "ends the process"}, {"_Exit", "ends the process"},
-      {"quick_exit", "ends the process"}, {"abort", "ends the process"},
-      {"cublasSgemm_v2", "cuBLAS: library GEMM"}, {"cublasLtMatmul", "cuBLASLt"}, {"cusparseSpMM", "cuSPARSE"},
-      {"cblas_sgemm", "library GEMM"}, {"sgemm_", "library GEMM"},
-      {"cudaStreamCreateWithFlags", "streams"}, {"cudaEventRecord", "events"}, {"cudaEventElapsedTime", "events"},
-      {"cudaMalloc", "device memory"}, {"cudaMallocManaged", "device memory"}, {"cudaFree", "device memory"},
-      {"cudaMemcpyAsync", "device memory"}, {"cudaMemset", "device memory"}, {"cudaHostAlloc", "device memory"},
-      {"cudaSetDevice", "device management"}, {"cudaDeviceReset", "device management"},
-      {"cudaDeviceSetLimit", "device management"}, {"cudaGraphLaunch", "graphs"},
-      {"cudaLaunchCooperativeKernel", "launch API"}, {"cudaLaunchHostFunc", "launch API"},
-      {"cudaProfilerStart", "not on the allowlist"}, {"cuInit", "driver API"}, {"cuMemAlloc_v2", "driver API"},
-      {"nvrtcCompileProgram", "runtime compilation"}, {"dlopen", "dynamic loading"}, {"dlsym", "dynamic loading"},
-      {"dlvsym", "dynamic loading"}, {"system", "processes"}, {"popen", "processes"}, {"fork", "processes"},
-      {"vfork", "processes"}, {"clone", "processes"}, {"execve", "processes"}, {"posix_spawnp", "processes"},
-      {"kill", "processes"}, {"ptrace", "processes"}, {"syscall", "system calls"}, {"fopen", "file I/O"},
-      {"fopen64", "file I/O"}, {"open", "file I/O"}, {"openat", "file I/O"}, {"creat", "file I/O"},
-      {"write", "file I/O"}, {"pwrite", "file I/O"}, {"writev", "file I/O"}, {"read", "file I/O"},
-      {"unlink", "file I/O"}, {"rename", "file I/O"}, {"mkdir", "file I/O"}, {"socket", "network"},
-      {"connect", "network"}, {"bind", "network"}, {"sendto", "network"}, {"recv", "network"},
-      {"mmap", "memory mapping"}, {"mprotect", "memory mapping"}, {"getenv", "environment"},
-      {"setenv", "environment"}, {"putenv", "environment"}, {"signal", "signals"}, {"sigaction", "signals"},
-      {"_setjmp", "signals"}, {"longjmp", "signals"}, {"pthread_create", "threads"},
-      {"_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode", "file I/O"},
-      {"_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", "threads"},
-      {"fopen@GLIBC_2.2.5", "file I/O"}};
-  for (const auto& [symbol, family] : table) {
+  using F = sg::build::SymbolFamily;
+  // Each: the symbol, its family, and words the family's sentence holds (words/symbol_report.h).
+  const std::vector<std::tuple<const char*, F, const char*>> table = {
+      {"exit", F::Exit, "ends the process"}, {"_exit", F::Exit, "ends the process"},
+      {"_Exit", F::Exit, "ends the process"}, {"quick_exit", F::Exit, "ends the process"},
+      {"abort", F::Exit, "ends the process"}, {"cublasSgemm_v2", F::LibraryGemm, "cuBLAS: library GEMM"},
+      {"cublasLtMatmul", F::LibraryGemm, "cuBLASLt"}, {"cusparseSpMM", F::LibraryGemm, "cuSPARSE"},
+      {"cblas_sgemm", F::LibraryGemm, "library GEMM"}, {"sgemm_", F::LibraryGemm, "library GEMM"},
+      {"cudaStreamCreateWithFlags", F::Stream, "streams"}, {"cudaEventRecord", F::Event, "events"},
+      {"cudaEventElapsedTime", F::Event, "events"}, {"cudaMalloc", F::DeviceMemory, "device memory"},
+      {"cudaMallocManaged", F::DeviceMemory, "device memory"}, {"cudaFree", F::DeviceMemory, "device memory"},
+      {"cudaMemcpyAsync", F::DeviceMemory, "device memory"}, {"cudaMemset", F::DeviceMemory, "device memory"},
+      {"cudaHostAlloc", F::DeviceMemory, "device memory"},
+      {"cudaSetDevice", F::DeviceManagement, "device management"},
+      {"cudaDeviceReset", F::DeviceManagement, "device management"},
+      {"cudaDeviceSetLimit", F::DeviceManagement, "device management"}, {"cudaGraphLaunch", F::Graph, "graphs"},
+      {"cudaLaunchCooperativeKernel", F::LaunchApi, "launch API"},
+      {"cudaLaunchHostFunc", F::LaunchApi, "launch API"},
+      {"cudaProfilerStart", F::CudaOther, "not on the allowlist"}, {"cuInit", F::DriverApi, "driver API"},
+      {"cuMemAlloc_v2", F::DriverApi, "driver API"},
+      {"nvrtcCompileProgram", F::RuntimeCompilation, "runtime compilation"},
+      {"dlopen", F::DynamicLoading, "dynamic loading"}, {"dlsym", F::DynamicLoading, "dynamic loading"},
+      {"dlvsym", F::DynamicLoading, "dynamic loading"}, {"system", F::Process, "processes"},
+      {"popen", F::Process, "processes"}, {"fork", F::Process, "processes"}, {"vfork", F::Process, "processes"},
+      {"clone", F::Process, "processes"}, {"execve", F::Process, "processes"},
+      {"posix_spawnp", F::Process, "processes"}, {"kill", F::Process, "processes"},
+      {"ptrace", F::Process, "processes"}, {"syscall", F::Syscall, "system calls"}, {"fopen", F::File, "file I/O"},
+      {"fopen64", F::File, "file I/O"}, {"open", F::File, "file I/O"}, {"openat", F::File, "file I/O"},
+      {"creat", F::File, "file I/O"}, {"write", F::File, "file I/O"}, {"pwrite", F::File, "file I/O"},
+      {"writev", F::File, "file I/O"}, {"read", F::File, "file I/O"}, {"unlink", F::File, "file I/O"},
+      {"rename", F::File, "file I/O"}, {"mkdir", F::File, "file I/O"}, {"socket", F::Network, "network"},
+      {"connect", F::Network, "network"}, {"bind", F::Network, "network"}, {"sendto", F::Network, "network"},
+      {"recv", F::Network, "network"}, {"mmap", F::MemoryMapping, "memory mapping"},
+      {"mprotect", F::MemoryMapping, "memory mapping"}, {"getenv", F::Environment, "environment"},
+      {"setenv", F::Environment, "environment"}, {"putenv", F::Environment, "environment"},
+      {"signal", F::Signal, "signals"}, {"sigaction", F::Signal, "signals"}, {"_setjmp", F::Signal, "signals"},
+      {"longjmp", F::Signal, "signals"}, {"pthread_create", F::Thread, "threads"},
+      {"_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode", F::File, "file I/O"},
+      {"_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", F::Thread, "threads"},
+      {"fopen@GLIBC_2.2.5", F::File, "file I/O"}};
+  for (const auto& [symbol, family, words] : table) {
     const sg::build::ReferenceVerdict v = sg::build::classify_reference(symbol);
     EXPECT_FALSE(v.allowed) << symbol;
-    EXPECT_NE(v.category.find(family), std::string::npos) << symbol << ": category is \"" << v.category << "\"";
+    EXPECT_EQ(v.family, family) << symbol;
+    const std::string category = sg::family_text(v);
+    EXPECT_NE(category.find(words), std::string::npos) << symbol << ": category is \"" << category << "\"";
   }
+  EXPECT_EQ(sg::build::classify_reference("cublasSgemm_v2").library, "cuBLAS");
+  EXPECT_EQ(sg::build::classify_reference("cublasLtMatmul").library, "cuBLASLt");
   const sg::build::ReferenceVerdict unknown = sg::build::classify_reference("some_unknown_function");
   EXPECT_FALSE(unknown.allowed);
-  EXPECT_TRUE(unknown.category.empty());
+  EXPECT_EQ(unknown.family, F::None);
+  EXPECT_TRUE(sg::family_text(unknown).empty());
 }
 
 TEST(SymbolPolicy, ClassifiesDefinitions) {
@@ -458,7 +490,24 @@ TEST(SymbolPolicy, ClassifiesDefinitions) {
   EXPECT_FALSE(sg::build::classify_definition("_ZNKSt5ctypeIcE8do_widenEc", 'W'));
   EXPECT_FALSE(sg::build::classify_definition("_ZSt3minIiERKT_S2_S2_", 'W'));
 
-  auto problem = [](const char* s, char t) { return sg::build::classify_definition(s, t).value_or("(allowed)"); };
+  auto problem = [](const char* s, char t) {
+    const auto p = sg::build::classify_definition(s, t);
+    return p ? sg::definition_problem_text(*p) : std::string("(allowed)");
+  };
+  using K = sg::build::DefinitionKind;
+  auto kind = [](const char* s, char t) { return sg::build::classify_definition(s, t).value().kind; };
+  EXPECT_EQ(kind("main", 'T'), K::Main);
+  EXPECT_EQ(kind("cudaEventElapsedTime", 'T'), K::CudaTiming);
+  EXPECT_EQ(kind("cudaMalloc", 'T'), K::CudaFunction);
+  EXPECT_EQ(kind("printf", 'T'), K::LibraryFunction);
+  EXPECT_EQ(kind("_ZSt4cout", 'B'), K::LibraryFunction);
+  const sg::build::DefinitionProblem wrong_fact =
+      sg::build::classify_definition("_Z10basicSgemmiiiPKdS0_Pd", 'T').value();
+  EXPECT_EQ(wrong_fact.kind, K::WrongSignature);
+  EXPECT_EQ(wrong_fact.function, sg::build::ContractFunction::BasicSgemm);
+  EXPECT_EQ(wrong_fact.symbol, "basicSgemm(int, int, int, double const*, double const*, double*)");
+  EXPECT_FALSE(wrong_fact.unmangled);
+  EXPECT_TRUE(sg::build::classify_definition("basicSgemm", 'T').value().unmangled);
   EXPECT_EQ(problem("main", 'T'), "defines `main`, which a submission may not define");
   EXPECT_NE(problem("cudaEventElapsedTime", 'T').find("would interpose on the grader's timing"), std::string::npos);
   EXPECT_NE(problem("cudaMalloc", 'T').find("`cudaMalloc`"), std::string::npos);
@@ -539,7 +588,7 @@ class PtxStructure : public testing::Test {
   sg::StructureReport check(const std::string& ptx) {
     const std::string path = dir_ / "k.ptx";
     write_file(path, ptx);
-    return sg::check_structure(path);
+    return sg::with_ptx_detail(sg::check_structure(path));
   }
   static std::string entry(const std::string& name, const std::string& body) {
     return ".visible .entry " + name + "(\n\t.param .u32 " + name + "_param_0\n)\n.maxntid 256, 1, 1\n{\n" + body +
@@ -601,6 +650,11 @@ TEST_F(PtxStructure, CountsModuleSharedVariablesAndCalledFunctions) {
   EXPECT_TRUE(r.uses_barrier) << r.detail;
   EXPECT_NE(r.detail.find("dyn_tile"), std::string::npos) << r.detail;
   EXPECT_NE(r.detail.find("wait_for_block"), std::string::npos) << r.detail;
+  EXPECT_EQ(r.shared_at.kind, sg::PtxEvidence::Kind::SharedVariable);
+  EXPECT_EQ(r.shared_at.variable, "dyn_tile");
+  EXPECT_EQ(r.shared_at.function, "");
+  EXPECT_EQ(r.barrier_at.opcode, "barrier.sync.aligned");
+  EXPECT_EQ(r.barrier_at.function, "wait_for_block()");
 }
 
 TEST_F(PtxStructure, SharedAccessWithoutDeclarationInBodyCounts) {
@@ -615,7 +669,8 @@ TEST_F(PtxStructure, ReportsAMissingKernelOrFile) {
   EXPECT_FALSE(r.uses_barrier);
   EXPECT_NE(r.detail.find("mysgemm(int, int, int, const float*, const float*, float*)"), std::string::npos)
       << r.detail;
-  const auto missing = sg::check_structure(dir_ / "absent.ptx");
+  const auto missing = sg::with_ptx_detail(sg::check_structure(dir_ / "absent.ptx"));
+  EXPECT_TRUE(missing.read_failed);
   EXPECT_FALSE(missing.found_kernel);
   EXPECT_NE(missing.detail.find("cannot read"), std::string::npos) << missing.detail;
 }
@@ -777,9 +832,9 @@ class NvccObjects : public testing::Test {
     const auto it = built_->find(name);
     return it == built_->end() ? sg::CompileResult{} : it->second;
   }
-  static sg::SymbolReport symbols(const std::string& name) {
+  static WordedSymbols symbols(const std::string& name) {
     sg::Toolchain tc;
-    return sg::check_symbols(tc, get(name).object);
+    return worded(sg::check_symbols(tc, get(name).object));
   }
 
   static std::unique_ptr<TempDir> dir_;
@@ -806,7 +861,7 @@ TEST_F(NvccObjects, PortableBuildKeepsPtxToo) {
   ASSERT_TRUE(r.ok) << r.log;
   EXPECT_NE(r.log.find("compute_75"), std::string::npos) << r.log;
   EXPECT_NE(read_file(r.ptx).find(".target sm_90"), std::string::npos);
-  const auto s = sg::check_structure(r.ptx);
+  const auto s = sg::with_ptx_detail(sg::check_structure(r.ptx));
   EXPECT_TRUE(s.found_kernel) << s.detail;
 }
 
@@ -870,6 +925,11 @@ TEST_F(NvccObjects, ForbiddenDefinitionsAreNamed) {
   const auto r = symbols("bad_definitions");
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(problem_naming(r, "main"), "defines `main`, which a submission may not define") << joined(r.problems);
+  bool main_fact = false;  // the sentence is made from this fact (words/symbol_report.h)
+  for (const auto& f : r.facts)
+    main_fact = main_fact || (f.kind == sg::SymbolProblem::Kind::Defines &&
+                              f.definition.kind == sg::build::DefinitionKind::Main);
+  EXPECT_TRUE(main_fact) << joined(r.problems);
   EXPECT_NE(problem_naming(r, "cudaEventElapsedTime").find("timing"), std::string::npos) << joined(r.problems);
   // A helper of the student's own is not a problem: the build makes it local.
   EXPECT_EQ(problem_naming(r, "tile_count(int)"), "") << joined(r.problems);
@@ -920,7 +980,7 @@ TEST_F(NvccObjects, WrongKernelSignatureIsNamedAndNotFoundInPtx) {
   const auto r = symbols("wrong_kernel_signature");
   ASSERT_EQ(r.problems.size(), 1u) << joined(r.problems);
   EXPECT_EQ(r.problems[0].rfind("mysgemm has the wrong signature", 0), 0u) << r.problems[0];
-  const auto s = sg::check_structure(built.ptx);
+  const auto s = sg::with_ptx_detail(sg::check_structure(built.ptx));
   EXPECT_FALSE(s.found_kernel) << s.detail;
 }
 
@@ -941,12 +1001,12 @@ TEST_F(NvccObjects, StructureOfRealKernels) {
     if (!built_->count(w.name)) continue;
     const auto& b = get(w.name);
     ASSERT_TRUE(b.ok) << w.name << "\n" << b.log;
-    const auto s = sg::check_structure(b.ptx);
+    const auto s = sg::with_ptx_detail(sg::check_structure(b.ptx));
     EXPECT_TRUE(s.found_kernel) << w.name << ": " << s.detail;
     EXPECT_EQ(s.uses_shared, w.shared) << w.name << ": " << s.detail;
     EXPECT_EQ(s.uses_barrier, w.barrier) << w.name << ": " << s.detail;
   }
-  const auto s = sg::check_structure(get("shared_no_barrier").ptx);
+  const auto s = sg::with_ptx_detail(sg::check_structure(get("shared_no_barrier").ptx));
   EXPECT_NE(s.detail.find("__syncthreads"), std::string::npos) << s.detail;
 }
 
@@ -1096,7 +1156,7 @@ TEST(SampleCorpus, StaticVerdictsMatchExpectations) {
       continue;
     }
     ASSERT_TRUE(b.ok) << b.log;
-    const sg::SymbolReport sym = sg::check_symbols(tc, b.object);
+    const WordedSymbols sym = worded(sg::check_symbols(tc, b.object));
     if (state == "rejected") {
       EXPECT_FALSE(sym.ok);
       const std::string all = lower(joined(sym.problems));

@@ -14,6 +14,7 @@
 #include "../../tests/cpu_runner_fixture.h"
 #include "static_checks/symbol_policy.h"
 #include "words/source_problems.h"
+#include "words/symbol_report.h"
 
 namespace {
 
@@ -390,10 +391,12 @@ TEST(CpuLayerSymbols, WhatTheLayerCompilesToIsAllowedAndNothingElseOfIt) {
   const auto copy = classify_cpu_layer_reference("_ZN7cudacpu6detail11copy_symbolEPvmS1_mmb");
   ASSERT_TRUE(copy.has_value());
   EXPECT_FALSE(copy->allowed);
-  EXPECT_EQ(copy->category, "device memory management: the grader owns every buffer");
+  EXPECT_EQ(copy->family, sg::build::SymbolFamily::DeviceMemory);
+  EXPECT_EQ(sg::family_text(*copy), "device memory management: the grader owns every buffer");
   const auto report = classify_cpu_layer_reference("_ZN7cudacpu25take_out_of_bounds_reportB5cxx11Ev");
   ASSERT_TRUE(report.has_value());
   EXPECT_FALSE(report->allowed);
+  EXPECT_EQ(report->family, sg::build::SymbolFamily::CpuLayer);
   EXPECT_FALSE(classify_cpu_layer_reference("cudaMemcpy").has_value()) << "the CUDA API is classified as for nvcc";
 }
 

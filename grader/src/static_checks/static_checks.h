@@ -1,9 +1,11 @@
 // Build of a submission object with nvcc and the static checks on it (grader/ARCHITECTURE.md, "static_checks/").
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "process/sandbox.h"
+#include "static_checks/symbol_policy.h"
 
 namespace sg {
 
@@ -26,9 +28,29 @@ struct CompileResult {
 CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_cu,
                                  const std::string& workdir, double timeout_s);
 
+// One problem the symbol check found, as facts (words/symbol_report.h says
+// each as the line reports show: "defines `main`, which a submission may not define").
+struct SymbolProblem {
+  enum class Kind {
+    TableUnreadable,  // nm could not list the object's symbols: `object`, and `why`
+    TableTooLarge,    // nm's listing of `object` is over `cap_mib` MiB
+    Defines,          // a definition the policy refuses: `definition`
+    Missing,          // `missing`, a function of the contract, is not defined
+    Uses,             // an undefined reference the policy refuses: `symbol`, `verdict`
+  };
+  Kind kind = Kind::Uses;
+  std::string object;  // TableUnreadable, TableTooLarge: the object's path
+  std::string why;     // TableUnreadable: how nm failed ("nm timed out", ...), with what it said
+  std::size_t cap_mib = 0;  // TableTooLarge: the most nm's listing may hold
+  build::DefinitionProblem definition;                                    // Defines
+  build::ContractFunction missing = build::ContractFunction::Mysgemm;     // Missing
+  std::string symbol;               // Uses: demangled, version suffix dropped
+  build::ReferenceVerdict verdict;  // Uses
+};
+
 struct SymbolReport {
   bool ok = true;
-  std::vector<std::string> problems;  // each names the symbol: "defines `main`, which a submission may not define"
+  std::vector<SymbolProblem> problems;
 };
 // Only mysgemm/basicSgemm (and what nvcc emits) defined globally; undefined
 // references only from the allowlist; forbidden APIs named.
@@ -48,13 +70,34 @@ SymbolReport check_cpu_symbols(const std::string& object, const std::string& nm 
 std::string localise_helpers(const std::string& object, std::vector<std::string>& helpers,
                              const std::string& nm = "nm");
 
+// Where the PTX first shows shared memory or a barrier, as facts
+// (words/structure_report.h says them): a .shared declaration, an instruction
+// on the shared space or a barrier (`opcode`), or an instruction naming a
+// module-scope shared variable (`opcode`, `variable`); in mysgemm itself, or
+// in a device function it calls (`function`, demangled).
+struct PtxEvidence {
+  enum class Kind { SharedDeclaration, Instruction, SharedVariable };
+  Kind kind = Kind::Instruction;
+  std::string opcode;
+  std::string variable;
+  std::string function;  // "" in mysgemm's own body
+};
+
 struct StructureReport {
   bool uses_shared = false;
   bool uses_barrier = false;
   bool found_kernel = false;
+  // The PTX check's facts (check_structure): the file at `ptx_path` could not
+  // be read; where shared memory and a barrier were seen (set when used).
+  bool read_failed = false;
+  std::string ptx_path;
+  PtxEvidence shared_at, barrier_at;
+  // What reports show: the PTX check's, from its facts (words/structure_report.h,
+  // filled by the backend that ran it); the CPU backend's source check's own.
   std::string detail;
 };
 // Reads the PTX of mysgemm: a .shared declaration and bar.sync/barrier.sync.
+// Facts only: `detail` is left for words/structure_report.h.
 StructureReport check_structure(const std::string& ptx_path);
 
 }  // namespace sg

@@ -109,29 +109,11 @@ bool allowed_std(const std::string& d) {
 
 // ---- Forbidden families ---------------------------------------------------
 
-constexpr const char* kExit = "ends the process: a submission may not exit or abort";
-constexpr const char* kProcess = "processes: a submission may not start or control processes";
-constexpr const char* kSyscall = "raw system calls are not allowed";
-constexpr const char* kDynamic = "dynamic loading: it could reach any library";
-constexpr const char* kSignal = "signals and non-local jumps: a submission may not intercept crashes";
-constexpr const char* kFile = "file I/O: a submission may not touch files";
-constexpr const char* kSocket = "network I/O: a submission may not use the network";
-constexpr const char* kMap = "memory mapping: a submission may not map or protect memory";
-constexpr const char* kEnv = "environment: a submission may not read or change the environment";
-constexpr const char* kThread = "threads: a submission may not start threads";
-constexpr const char* kStream = "streams: a submission launches on the default stream";
-constexpr const char* kEvent = "events: timing is the grader's job";
-constexpr const char* kDeviceMemory = "device memory management: the grader owns every buffer";
-constexpr const char* kDevice = "device management: the device belongs to the grader";
-constexpr const char* kGraph = "CUDA graphs are not allowed";
-constexpr const char* kLaunch = "a launch API other than <<<...>>> and cudaLaunchKernel";
-constexpr const char* kIpc = "CUDA inter-process communication is not allowed";
-constexpr const char* kCudaOther = "a CUDA runtime function that is not on the allowlist";
-constexpr const char* kDriver = "CUDA driver API is not allowed";
-constexpr const char* kRtc = "runtime compilation is not allowed";
-constexpr const char* kNvml = "NVML is not allowed";
+// Each family's sentence is in words/symbol_report.cpp; the policy names the family.
+using F = SymbolFamily;
 
-std::string library_category(const std::string& s, const std::string& d) {
+// The GEMM library a name belongs to, as it calls itself; "" when none.
+std::string library_of(const std::string& s, const std::string& d) {
   struct Lib { const char* prefix; const char* name; };
   static constexpr Lib kLibs[] = {
       {"cublasLt", "cuBLASLt"}, {"cublasXt", "cuBLAS-XT"}, {"cublas", "cuBLAS"},
@@ -139,35 +121,34 @@ std::string library_category(const std::string& s, const std::string& d) {
       {"cutensor", "cuTENSOR"}, {"cblas_", "CBLAS"}, {"magma_", "MAGMA"}, {"magmablas_", "MAGMA"},
       {"mkl_", "MKL"}, {"MKL_", "MKL"}, {"openblas_", "OpenBLAS"}, {"clblast", "CLBlast"}};
   for (const auto& lib : kLibs)
-    if (starts_with(s, lib.prefix)) return std::string(lib.name) + ": library GEMM is not allowed";
-  if (in_list(s, {"sgemm_", "dgemm_", "sgemm", "dgemm", "hgemm_", "gemm_"}))
-    return "BLAS: library GEMM is not allowed";
-  if (contains(d, "cutlass::")) return "CUTLASS: library GEMM is not allowed";
+    if (starts_with(s, lib.prefix)) return lib.name;
+  if (in_list(s, {"sgemm_", "dgemm_", "sgemm", "dgemm", "hgemm_", "gemm_"})) return "BLAS";
+  if (contains(d, "cutlass::")) return "CUTLASS";
   return "";
 }
 
-std::string cuda_runtime_category(const std::string& s) {
-  if (starts_with(s, "cudaStream")) return kStream;
-  if (starts_with(s, "cudaEvent")) return kEvent;
+SymbolFamily cuda_runtime_family(const std::string& s) {
+  if (starts_with(s, "cudaStream")) return F::Stream;
+  if (starts_with(s, "cudaEvent")) return F::Event;
   if (has_prefix_in(s, {"cudaMalloc", "cudaFree", "cudaMemcpy", "cudaMemset", "cudaMemPrefetch",
                         "cudaMemAdvise", "cudaMemPool", "cudaMemRange", "cudaHostAlloc",
                         "cudaHostRegister", "cudaHostUnregister", "cudaHostGetDevicePointer",
                         "cudaArray", "cudaMipmappedArray"}))
-    return kDeviceMemory;
+    return F::DeviceMemory;
   if (has_prefix_in(s, {"cudaSetDevice", "cudaSetValidDevices", "cudaDeviceReset",
                         "cudaDeviceSet", "cudaThreadExit", "cudaThreadSet", "cudaInitDevice",
                         "cudaCtx", "cudaDeviceFlush", "cudaDeviceEnablePeerAccess",
                         "cudaDeviceDisablePeerAccess", "cudaGLSetGLDevice"}))
-    return kDevice;
-  if (has_prefix_in(s, {"cudaGraph", "cudaUserObject"})) return kGraph;
-  if (starts_with(s, "cudaLaunch")) return kLaunch;
-  if (starts_with(s, "cudaIpc")) return kIpc;
-  if (starts_with(s, "cuda") || starts_with(s, "__cuda")) return kCudaOther;
-  return "";
+    return F::DeviceManagement;
+  if (has_prefix_in(s, {"cudaGraph", "cudaUserObject"})) return F::Graph;
+  if (starts_with(s, "cudaLaunch")) return F::LaunchApi;
+  if (starts_with(s, "cudaIpc")) return F::Ipc;
+  if (starts_with(s, "cuda") || starts_with(s, "__cuda")) return F::CudaOther;
+  return F::None;
 }
 
-std::string system_category(const std::string& s) {
-  if (in_list(s, {"exit", "_exit", "_Exit", "quick_exit", "at_quick_exit", "abort"})) return kExit;
+SymbolFamily system_family(const std::string& s) {
+  if (in_list(s, {"exit", "_exit", "_Exit", "quick_exit", "at_quick_exit", "abort"})) return F::Exit;
   if (in_list(s, {"system", "popen", "pclose", "fork", "vfork", "_Fork", "clone", "clone3",
                   "__clone", "execl", "execle", "execlp", "execv", "execve", "execvp", "execvpe",
                   "execveat", "fexecve", "kill", "killpg", "tkill", "tgkill", "ptrace", "daemon",
@@ -175,29 +156,29 @@ std::string system_category(const std::string& s) {
                   "wait4", "setuid", "seteuid", "setreuid", "setresuid", "setgid", "setegid",
                   "setresgid", "chroot", "unshare", "setns", "pidfd_open", "pidfd_send_signal"}) ||
       starts_with(s, "posix_spawn"))
-    return kProcess;
-  if (s == "syscall") return kSyscall;
+    return F::Process;
+  if (s == "syscall") return F::Syscall;
   if (in_list(s, {"dlopen", "dlmopen", "dlsym", "dlvsym", "dlclose", "dladdr", "dladdr1",
                   "dlinfo", "dlerror", "dl_iterate_phdr", "__libc_dlopen_mode", "__libc_dlsym"}) ||
       starts_with(s, "_dl_"))
-    return kDynamic;
+    return F::DynamicLoading;
   if (in_list(s, {"signal", "sigaction", "sigset", "sysv_signal", "bsd_signal", "__sysv_signal",
                   "sigprocmask", "pthread_sigmask", "sigaltstack", "raise", "pthread_kill",
                   "sigqueue", "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "longjmp",
                   "_longjmp", "siglongjmp", "__longjmp_chk", "alarm", "setitimer", "timer_create"}))
-    return kSignal;
+    return F::Signal;
   if (in_list(s, {"socket", "socketpair", "connect", "bind", "listen", "accept", "accept4",
                   "send", "sendto", "sendmsg", "sendmmsg", "recv", "recvfrom", "recvmsg",
                   "recvmmsg", "getaddrinfo", "gethostbyname", "gethostbyname2", "getsockopt",
                   "setsockopt", "shutdown", "getpeername", "getsockname"}))
-    return kSocket;
+    return F::Network;
   if (in_list(s, {"mmap", "mmap64", "munmap", "mprotect", "mremap", "madvise", "pkey_mprotect",
                   "shm_open", "shm_unlink", "shmget", "shmat", "memfd_create", "mlock", "mlockall"}))
-    return kMap;
+    return F::MemoryMapping;
   if (in_list(s, {"getenv", "secure_getenv", "__secure_getenv", "setenv", "unsetenv", "putenv",
                   "clearenv", "environ", "__environ", "_environ"}))
-    return kEnv;
-  if (in_list(s, {"pthread_create", "pthread_detach", "thrd_create"})) return kThread;
+    return F::Environment;
+  if (in_list(s, {"pthread_create", "pthread_detach", "thrd_create"})) return F::Thread;
   if (in_list(s, {"fopen", "fopen64", "freopen", "freopen64", "fdopen", "tmpfile", "tmpfile64",
                   "tmpnam", "tempnam", "mkdtemp", "open", "open64", "__open_2", "__open64_2",
                   "openat", "openat64", "__openat_2", "creat", "creat64", "write", "pwrite",
@@ -215,18 +196,18 @@ std::string system_category(const std::string& s) {
                   "getchar", "gets", "getline", "getdelim", "scanf", "fscanf", "__isoc99_scanf",
                   "__isoc99_fscanf"}) ||
       has_prefix_in(s, {"mkstemp", "mkostemp"}))
-    return kFile;
-  return "";
+    return F::File;
+  return F::None;
 }
 
-std::string cxx_category(const std::string& d) {
+SymbolFamily cxx_family(const std::string& d) {
   if (contains(d, "std::basic_ofstream") || contains(d, "std::basic_ifstream") ||
       contains(d, "std::basic_fstream") || contains(d, "std::basic_filebuf") ||
       contains(d, "std::__basic_file") || contains(d, "std::filesystem::") ||
       contains(d, "std::experimental::filesystem"))
-    return kFile;
-  if (contains(d, "std::thread::") || contains(d, "std::jthread::")) return kThread;
-  return "";
+    return F::File;
+  if (contains(d, "std::thread::") || contains(d, "std::jthread::")) return F::Thread;
+  return F::None;
 }
 
 // cuInit, cuMemAlloc, ...: "cu" followed by an upper-case letter.
@@ -364,25 +345,26 @@ ReferenceVerdict classify_reference(const std::string& symbol) {
   const std::string d = demangle(s);
   if (allowed_exact(s) ||
       has_prefix_in(s, {"cudaGetDeviceProperties", "cudaOccupancy", "__cudaRegister"}))
-    return {true, ""};
-  for (const std::string& cat :
-       {library_category(s, d), system_category(s), cxx_category(d), cuda_runtime_category(s)}) {
-    if (!cat.empty()) return {false, cat};
+    return {true, F::None, ""};
+  if (std::string library = library_of(s, d); !library.empty()) return {false, F::LibraryGemm, std::move(library)};
+  for (const SymbolFamily family : {system_family(s), cxx_family(d), cuda_runtime_family(s)}) {
+    if (family != F::None) return {false, family, ""};
   }
   if (is_math_function(s) ||
       has_prefix_in(s, {"_Znw", "_Zna", "_Zdl", "_Zda", "__cxa_guard_"}) || allowed_std(d))
-    return {true, ""};
-  if (is_driver_api(s)) return {false, kDriver};
-  if (has_prefix_in(s, {"nvrtc", "nvJitLink", "nvPTXCompiler", "__nvPTXCompiler"})) return {false, kRtc};
-  if (starts_with(s, "nvml")) return {false, kNvml};
-  return {false, ""};
+    return {true, F::None, ""};
+  if (is_driver_api(s)) return {false, F::DriverApi, ""};
+  if (has_prefix_in(s, {"nvrtc", "nvJitLink", "nvPTXCompiler", "__nvPTXCompiler"}))
+    return {false, F::RuntimeCompilation, ""};
+  if (starts_with(s, "nvml")) return {false, F::Nvml, ""};
+  return {false, F::None, ""};
 }
 
 std::optional<ReferenceVerdict> classify_cpu_layer_reference(const std::string& symbol) {
   const std::string s = unversioned(symbol);
   // The built-in variables and the access hooks the instrumentation calls.
   if (in_list(s, {"threadIdx", "blockIdx", "blockDim", "gridDim"}) || starts_with(s, "__asan_"))
-    return ReferenceVerdict{true, ""};
+    return ReferenceVerdict{true, F::None, ""};
   const std::string d = demangle(s);
   if (!starts_with(d, "cudacpu::")) return std::nullopt;
   const std::string name = d.substr(0, d.find('('));
@@ -391,25 +373,31 @@ std::optional<ReferenceVerdict> classify_cpu_layer_reference(const std::string& 
                      "cudacpu::detail::shared_array_storage", "cudacpu::detail::release_shared_array",
                      "cudacpu::detail::dynamic_shared_base", "cudacpu::detail::resident_slot",
                      "cudacpu::detail::device_variable_storage"}))
-    return ReferenceVerdict{true, ""};
+    return ReferenceVerdict{true, F::None, ""};
   if (name == "cudacpu::detail::set_function_attribute") return classify_reference("cudaFuncSetAttribute");
   if (name == "cudacpu::detail::copy_symbol") return classify_reference("cudaMemcpyToSymbol");
-  return ReferenceVerdict{false, "the CPU layer's own functions are not for submissions"};
+  return ReferenceVerdict{false, F::CpuLayer, ""};
 }
 
 namespace {
 
-enum class DefinitionKind { Expected, Helper, Problem };
+// What a definition is: expected (nvcc's, the standard library's), the
+// student's own helper, or a problem.
+enum class DefinedAs { Expected, Helper, Problem };
 struct DefinitionVerdict {
-  DefinitionKind kind = DefinitionKind::Expected;
-  std::string problem;
+  DefinedAs as = DefinedAs::Expected;
+  DefinitionProblem problem;
 };
 
 DefinitionVerdict classify(const std::string& symbol, char type) {
-  const auto problem = [](std::string text) { return DefinitionVerdict{DefinitionKind::Problem, std::move(text)}; };
   const std::string s = unversioned(symbol);
   const std::string d = demangle(s);
-  const std::string shown = "`" + d + "`";
+  const auto problem = [&d](DefinitionKind kind) {
+    DefinitionVerdict v{DefinedAs::Problem, {}};
+    v.problem.kind = kind;
+    v.problem.symbol = d;
+    return v;
+  };
   // nvcc's host stub for the kernel, and the personality reference g++ emits.
   const std::string first = first_component(s);
   if (first == device_stub_component(kMysgemmSymbol)) return {};
@@ -420,38 +408,36 @@ DefinitionVerdict classify(const std::string& symbol, char type) {
   // Inline functions and templates of the standard library, emitted weak.
   if (is_weak(type) && (first == "std" || first == "__gnu_cxx")) return {};
 
-  if (s == "main") return problem("defines `main`, which a submission may not define");
+  if (s == "main") return problem(DefinitionKind::Main);
   const std::string base = plain_function_name(s);
   if (base == "mysgemm" || base == "basicSgemm") {
-    const char* want = base == "mysgemm" ? "mysgemm" : "basicSgemm";
-    return problem(std::string(want) + " has the wrong signature: defines " + shown + ", expected `" + want +
-                   "(int, int, int, float const*, float const*, float*)`" +
-                   (starts_with(s, "_Z") ? "" : " (declared extern \"C\"?)"));
+    DefinitionVerdict v = problem(DefinitionKind::WrongSignature);
+    v.problem.function = base == "mysgemm" ? ContractFunction::Mysgemm : ContractFunction::BasicSgemm;
+    v.problem.unmangled = !starts_with(s, "_Z");
+    return v;
   }
-  if (starts_with(s, "cudaEvent"))
-    return problem("defines " + shown + ", a CUDA runtime function (would interpose on the grader's timing)");
+  if (starts_with(s, "cudaEvent")) return problem(DefinitionKind::CudaTiming);
   if (starts_with(s, "cuda") || starts_with(s, "__cuda") || is_driver_api(s))
-    return problem("defines " + shown + ", a CUDA function (would interpose on the CUDA runtime)");
+    return problem(DefinitionKind::CudaFunction);
   const ReferenceVerdict as_ref = classify_reference(s);
-  if (as_ref.allowed || !as_ref.category.empty() || first == "std" || first == "__gnu_cxx" ||
+  if (as_ref.allowed || as_ref.family != F::None || first == "std" || first == "__gnu_cxx" ||
       first == "__cxxabiv1" || starts_with(s, "__cxa_") || starts_with(s, "_Unwind_"))
-    return problem("defines " + shown +
-                   ", a function of the C/C++ or CUDA libraries (would interpose on what the grader links)");
+    return problem(DefinitionKind::LibraryFunction);
   // A name of the student's own: harmless once made local (localise.h), so it
   // costs nothing; the report mentions it as a style note.
-  return {DefinitionKind::Helper, ""};
+  return {DefinedAs::Helper, {}};
 }
 
 }  // namespace
 
-std::optional<std::string> classify_definition(const std::string& symbol, char type) {
+std::optional<DefinitionProblem> classify_definition(const std::string& symbol, char type) {
   DefinitionVerdict v = classify(symbol, type);
-  if (v.kind == DefinitionKind::Problem) return std::move(v.problem);
+  if (v.as == DefinedAs::Problem) return std::move(v.problem);
   return std::nullopt;
 }
 
 bool is_own_helper(const std::string& symbol, char type) {
-  return classify(symbol, type).kind == DefinitionKind::Helper;
+  return classify(symbol, type).as == DefinedAs::Helper;
 }
 
 }  // namespace sg::build

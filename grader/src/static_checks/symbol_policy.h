@@ -31,9 +31,40 @@ std::string unversioned(const std::string& symbol);
 // The bare function name: "_ZN2ns1fIiEEvi" (void ns::f<int>(int)) -> "f".
 std::string plain_function_name(const std::string& symbol);
 
+// Why a reference is forbidden, as a fact: the family of functions it
+// belongs to (words/symbol_report.h says each). None: allowed, or simply not
+// on the allowlist. The policy decides, the wording folder says (issue 32).
+enum class SymbolFamily {
+  None,
+  Exit,             // exit, abort, ...
+  Process,          // system, fork, exec*, kill, ...
+  Syscall,          // syscall
+  DynamicLoading,   // dlopen, dlsym, ...
+  Signal,           // signal handlers and non-local jumps
+  File,             // file I/O, C's and C++'s
+  Network,          // sockets
+  MemoryMapping,    // mmap, mprotect, ...
+  Environment,      // getenv, setenv, ...
+  Thread,           // pthread_create, std::thread
+  Stream,           // cudaStream*
+  Event,            // cudaEvent*
+  DeviceMemory,     // cudaMalloc, cudaMemcpy, ...
+  DeviceManagement, // cudaSetDevice, cudaDeviceReset, ...
+  Graph,            // CUDA graphs
+  LaunchApi,        // cudaLaunch* other than cudaLaunchKernel
+  Ipc,              // cudaIpc*
+  CudaOther,        // a CUDA runtime function not on the allowlist
+  DriverApi,        // cuInit, cuMemAlloc, ...
+  RuntimeCompilation,  // nvrtc, nvJitLink, ...
+  Nvml,             // nvml*
+  LibraryGemm,      // a GEMM library's function: ReferenceVerdict::library names it
+  CpuLayer,         // the CPU layer's own functions (classify_cpu_layer_reference)
+};
+
 struct ReferenceVerdict {
   bool allowed = false;
-  std::string category;  // why it is forbidden; empty when allowed or unknown
+  SymbolFamily family = SymbolFamily::None;  // why it is forbidden; None when allowed or unknown
+  std::string library;  // LibraryGemm's library as it calls itself: "cuBLAS", "BLAS", "CUTLASS"
 };
 // Classifies an undefined reference of a submission object.
 ReferenceVerdict classify_reference(const std::string& symbol);
@@ -52,10 +83,25 @@ std::string device_stub_component(const std::string& kernel_symbol);
 // The kernel symbol a stub belongs to, or "" when `symbol` is not a stub.
 std::string stub_kernel(const std::string& symbol);
 
+// The two functions of the student contract.
+enum class ContractFunction { Mysgemm, BasicSgemm };
+
+// Why a submission may not define a symbol, as a fact (words/symbol_report.h
+// says it): `main`; mysgemm or basicSgemm with another signature; a CUDA
+// runtime function of the grader's timing (cudaEvent*); another CUDA runtime
+// or driver function; a function of the C/C++ or CUDA libraries.
+enum class DefinitionKind { Main, WrongSignature, CudaTiming, CudaFunction, LibraryFunction };
+struct DefinitionProblem {
+  DefinitionKind kind = DefinitionKind::Main;
+  std::string symbol;  // demangled, version suffix dropped
+  ContractFunction function = ContractFunction::Mysgemm;  // WrongSignature: which one
+  bool unmangled = false;  // WrongSignature: a C name (declared extern "C"?)
+};
+
 // For a globally defined symbol other than mysgemm/basicSgemm: the problem
 // when defining it would interpose on the grader, the CUDA runtime or a
 // library (or breaks the contract); nullopt otherwise.
-std::optional<std::string> classify_definition(const std::string& symbol, char type);
+std::optional<DefinitionProblem> classify_definition(const std::string& symbol, char type);
 
 // A definition of the student's own (a helper function or variable, another
 // kernel): not a problem, but it must not stay visible to the linker, so the

@@ -35,9 +35,18 @@ bool any_section_references(const Relocations& relocations, const std::string& s
   return false;
 }
 
-void add(SymbolReport& r, std::string problem) {
+// Facts, not sentences: words/symbol_report.cpp says each problem.
+void add(SymbolReport& r, SymbolProblem problem) {
   r.ok = false;
   r.problems.push_back(std::move(problem));
+}
+
+SymbolProblem about_table(SymbolProblem::Kind kind, const std::string& object, std::string why = "") {
+  SymbolProblem p;
+  p.kind = kind;
+  p.object = object;
+  p.why = std::move(why);
+  return p;
 }
 
 SymbolReport check_object(const std::string& nm_tool, const std::string& object, bool cpu_layer) {
@@ -51,11 +60,13 @@ SymbolReport check_object(const std::string& nm_tool, const std::string& object,
     const std::string said = clean_text(nm.output.substr(0, 400));  // the cut may split a character
     if (!said.empty()) why += ": " + said;
     while (!why.empty() && (why.back() == '\n' || why.back() == ' ')) why.pop_back();
-    add(report, "cannot read the symbol table of `" + object + "` (" + why + ")");
+    add(report, about_table(SymbolProblem::Kind::TableUnreadable, object, why));
     return report;
   }
   if (nm.truncated) {
-    add(report, "the symbol table of `" + object + "` is larger than 16 MiB; it cannot be checked");
+    SymbolProblem p = about_table(SymbolProblem::Kind::TableTooLarge, object);
+    p.cap_mib = kNmCap >> 20;
+    add(report, std::move(p));
     return report;
   }
 
@@ -101,13 +112,19 @@ SymbolReport check_object(const std::string& nm_tool, const std::string& object,
     auto problem = classify_definition(name, s.type);
     if (!problem || !reported.insert(name).second) continue;
     misdefined.insert(plain_function_name(name));
-    add(report, *problem);
+    SymbolProblem p;
+    p.kind = SymbolProblem::Kind::Defines;
+    p.definition = std::move(*problem);
+    add(report, std::move(p));
   }
   for (const char* want : {kMysgemmSymbol, kBasicSgemmSymbol}) {
-    const std::string plain = want == std::string(kMysgemmSymbol) ? "mysgemm" : "basicSgemm";
+    const bool is_mysgemm = want == std::string(kMysgemmSymbol);
     // A wrong-signature definition has already been reported as such.
-    if (defined.count(want) || misdefined.count(plain)) continue;
-    add(report, "does not define " + plain + "(int, int, int, const float*, const float*, float*)");
+    if (defined.count(want) || misdefined.count(is_mysgemm ? "mysgemm" : "basicSgemm")) continue;
+    SymbolProblem p;
+    p.kind = SymbolProblem::Kind::Missing;
+    p.missing = is_mysgemm ? ContractFunction::Mysgemm : ContractFunction::BasicSgemm;
+    add(report, std::move(p));
   }
   for (const auto& s : symbols) {
     if (!s.undefined()) continue;
@@ -117,10 +134,11 @@ SymbolReport check_object(const std::string& nm_tool, const std::string& object,
     if (cpu_layer) layer = classify_cpu_layer_reference(name);
     const ReferenceVerdict v = layer ? *layer : classify_reference(name);
     if (v.allowed || !reported.insert("U " + name).second) continue;
-    const std::string shown = "`" + demangle(name) + "`";
-    add(report, v.category.empty()
-                    ? "uses " + shown + ", which is not on the list of functions a submission may call"
-                    : "uses " + shown + " (" + v.category + ")");
+    SymbolProblem p;
+    p.kind = SymbolProblem::Kind::Uses;
+    p.symbol = demangle(name);
+    p.verdict = v;
+    add(report, std::move(p));
   }
   return report;
 }

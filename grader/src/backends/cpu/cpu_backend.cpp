@@ -20,6 +20,8 @@
 #include "words/build_report.h"
 #include "words/check_report.h"
 #include "words/cpu_backend_lines.h"
+#include "words/structure_report.h"
+#include "words/symbol_report.h"
 
 namespace sg {
 namespace {
@@ -172,12 +174,13 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
     out.why = nvcc_refused_why();
     return out;
   }
-  if (nvcc.ran && !nvcc.symbols.ok) return reject(nvcc.symbols.problems);
+  if (nvcc.ran && !nvcc.symbols.ok) return reject(symbol_problem_lines(nvcc.symbols));
   ::chmod(b.runner.c_str(), 0755);
   out.helpers = b.helpers;
   out.symbols_checked = true;
   // What the source or the PTX declares: notes beside the measured figure, never the score.
-  out.structure = nvcc.ran ? check_structure(nvcc.compiled.ptx) : check_structure_source(read_text(kernel));
+  out.structure =
+      nvcc.ran ? with_ptx_detail(check_structure(nvcc.compiled.ptx)) : check_structure_source(read_text(kernel));
   out.ok = true;
   out.state = GradeState::Graded;
   out.runner = b.runner;

@@ -34,6 +34,7 @@
 #include "process/tool_process.h"
 #include "words/build_report.h"
 #include "words/source_problems.h"
+#include "words/symbol_report.h"
 
 namespace fs = std::filesystem;
 
@@ -204,7 +205,7 @@ CpuBuildResult build_cpu_runner(const std::string& kernel_cu, const std::string&
   // The policy nvcc's object gets, on what is linked here.
   const SymbolReport symbols = check_cpu_symbols((dir / "cpu_kernel.o").string());
   if (!symbols.ok) {
-    r.rejected = symbols.problems;
+    r.rejected = symbol_problem_lines(symbols);
     return finish(false, log);
   }
   // The student's helpers stay private to kernel.cu, as on the GPU backend.

@@ -22,6 +22,8 @@
 #include "words/check_report.h"
 #include "words/gpu_backend_lines.h"
 #include "words/sanitizer_report.h"
+#include "words/structure_report.h"
+#include "words/symbol_report.h"
 #include "services/limits.h"
 #include "services/elapsed.h"
 #include "services/submission.h"
@@ -218,9 +220,10 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   SymbolReport sym = check_symbols(tc, cr.object);
   if (!sym.ok) {
     out.seconds = seconds_since(t0);
-    out.log += static_check_rejection_log(sym.problems);
+    const std::vector<std::string> problems = symbol_problem_lines(sym);
+    out.log += static_check_rejection_log(problems);
     out.state = GradeState::Rejected;
-    out.why = rejected_why(sym.problems);
+    out.why = rejected_why(problems);
     return out;
   }
   out.symbols_checked = true;
@@ -230,7 +233,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
     out.why = runner_not_linked_why();
     return out;
   }
-  out.structure = check_structure(cr.ptx);
+  out.structure = with_ptx_detail(check_structure(cr.ptx));
   const std::string runner = work.sub("build/runner");
   const std::string& o = paths_.runner_objects;
   // No reference code in the student's runner: the baselines are timed by
