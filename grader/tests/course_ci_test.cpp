@@ -210,9 +210,17 @@ TEST(CourseCi, WorkflowInstallsFromTheKitsListAndMakesTargetsThatExist) {
   EXPECT_TRUE(installs) << "the workflow does not run grader/tools/install-deps.sh";
   ASSERT_FALSE(makes.empty());
   TempDir tmp;
-  for (std::string make : makes) {
-    make = make.substr(0, make.find_first_of("|&;"));
-    const ShellRun dry = run_shell("cd " + shell_quote(kKit.string()) + " && " + make + " -n", tmp.path() / "make.log", 120);
+  for (const std::string& line : makes) {
+    // The make command alone, its words up to the first redirection, pipe or
+    // list operator: cut inside `2>&1` it kept a `2>` that took the `-n` as a
+    // file name, and the "dry run" built the kit for real.
+    std::istringstream words(line);
+    std::string make;
+    for (std::string w; words >> w && w.find_first_of("|&;<>") == std::string::npos;)
+      make += (make.empty() ? "" : " ") + w;
+    const ShellRun dry =
+        run_shell("cd " + shell_quote(kKit.string()) + " && " + make + " -n", tmp.path() / "make.log", 120);
     EXPECT_EQ(dry.code, 0) << make << " -n:\n" << dry.output.substr(0, 2000);
+    EXPECT_FALSE(fs::exists(kKit / "-n")) << make << ": the -n went to a redirection";
   }
 }
