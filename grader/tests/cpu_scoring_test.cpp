@@ -249,6 +249,7 @@ TEST(CpuScoringViews, AStoppedGradingSaysWhyAndTheScoreOnItsFirstLine) {
       t.status = sg::Status::Failed;
       t.score = 0;
       t.verdict = "not run: the submission did not build for the CPU backend";
+      t.stopped_by = "the submission did not build for the CPU backend";
     }
   const std::string expected =
       "Compile error: the submission did not build for the CPU backend. Score: 0 / 84 (0 of 20 tests passed, 4 not "

@@ -160,6 +160,7 @@ sg::GradeResult compile_error() {
     t.status = sg::Status::Failed;
     t.score = 0;
     t.verdict = "not run: compile error";
+    t.stopped_by = "compile error";
     t.comparison.reset();
     t.timing.reset();
     t.diagnoses.clear();

@@ -51,6 +51,7 @@ sg::GradeResult full_result() {
   bad.max_score = 3;
   bad.verdict = "wrong result: 12 of 1305 elements";
   bad.detail = "B[t*n + col]\nsecond line";
+  bad.stopped_by = "the runner could not be restarted";
   bad.diagnoses = {{"boundary.edge_wrong", "boundary handling, n = 45"}, {"race.barrier", "a race"}};
   bad.m = 45;
   bad.k = 29;
@@ -172,6 +173,7 @@ TEST(ResultCodec, EveryFieldSurvivesARoundTrip) {
     EXPECT_EQ(b.max_score, a.max_score);
     EXPECT_EQ(b.verdict, a.verdict);
     EXPECT_EQ(b.detail, a.detail);
+    EXPECT_EQ(b.stopped_by, a.stopped_by);
     EXPECT_EQ(b.diagnoses, a.diagnoses);
     EXPECT_EQ(b.m, a.m);
     EXPECT_EQ(b.k, a.k);
@@ -291,6 +293,18 @@ TEST(ResultCodec, DamagedFilesAreRefusedNamingFileAndField) {
   text.replace(text.find("\"unwritten\""), 11, "\"unwrittn\"");
   const std::string missing = refusal(text);
   EXPECT_NE(missing.find(file + ": tests[0].comparison.unwritten is missing"), std::string::npos) << missing;
+}
+
+// A file written before a test kept why a stop kept it from running reads
+// back with no reason (the views then lead with the build log's first line).
+TEST(ResultCodec, AFileWithoutStoppedByReadsBack) {
+  std::string text = sg::encode_result(full_result());
+  const std::string field = "\"stopped_by\": \"the runner could not be restarted\",";
+  const std::size_t at = text.find(field);
+  ASSERT_NE(at, std::string::npos) << text.substr(0, 2000);
+  text.erase(at, field.size());
+  const sg::GradeResult r = sg::decode_result(text, "old/grade-result.json");
+  for (const sg::TestResult& t : r.tests) EXPECT_EQ(t.stopped_by, "") << t.name;
 }
 
 TEST(ResultCodec, MissingFileIsNamed) {

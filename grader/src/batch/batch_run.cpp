@@ -29,6 +29,7 @@
 #include "report/score_line.h"
 #include "report/writers.h"
 #include "suite/suite_loader.h"
+#include "words/batch_report.h"
 
 extern char** environ;
 
@@ -366,7 +367,7 @@ JournalEntry BatchRun::record_missing(const Pending& p) {
   e.hash = p.hash;
   e.finished_at = utc_now();
   e.status = to_string(GradeState::InvalidSubmission);
-  e.detail = "the submission " + p.sub.path + " does not exist";
+  e.detail = missing_submission(p.sub.path);
   GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, settings_.backend,
                                     GradeState::InvalidSubmission, e.detail);
   e.max = r.max_score();
@@ -427,13 +428,12 @@ JournalEntry BatchRun::finish(const FinishedJob& f) {
       e.max = r.max_score();
       return e;
     } catch (const std::exception& ex) {
-      why = std::string("grade exited normally but left no usable results: ") + ex.what();
+      why = unusable_results(ex.what());
     }
   } else {
-    why = "the grade process " + f.describe();
+    why = f.describe();
   }
-  const std::string last = last_line_of(p.dir + "/grade.log");
-  if (!last.empty() && !f.timed_out) why += "; its last message: " + last;
+  if (!f.timed_out) why = with_last_message(why, last_line_of(p.dir + "/grade.log"));
   e.status = to_string(f.timed_out ? GradeState::Timeout : GradeState::InternalError);
   e.detail = why;
   const GradeResult r = unfinished_result(&suite_, o_.public_only, p.sub.id, p.sub.path, settings_.backend,

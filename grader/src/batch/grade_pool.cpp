@@ -6,20 +6,11 @@
 #include <optional>
 #include <thread>
 
+#include "words/batch_report.h"
+
 namespace sg::batch {
-namespace {
 
-std::string seconds_text(double s) { return std::to_string(static_cast<long long>(std::llround(s))); }
-
-}  // namespace
-
-std::string FinishedJob::describe() const {
-  if (spawn_failed) return "could not start: " + error;
-  if (timed_out) return "timed out after " + seconds_text(seconds) + " s and was killed";
-  if (exited) return "exited with code " + std::to_string(code);
-  const char* name = ::strsignal(signal);
-  return "killed by signal " + std::to_string(signal) + (name ? std::string(" (") + name + ")" : "");
-}
+std::string FinishedJob::describe() const { return grade_process_end(exit(), seconds, spawn_failed, error); }
 
 GradePool::GradePool() {
   // Orphans of a grade process we kill come to us, so they can be found and ended.

@@ -33,7 +33,9 @@ struct FinishedJob {
   bool spawn_failed = false;
   std::string error;     // why spawning failed
   double seconds = 0;
-  std::string describe() const;  // "exited with code 3", "killed by signal 9", "timed out after 900 s"
+  ExitInfo exit() const { return {exited, code, signal, timed_out}; }
+  // words/batch_report's sentence: "the grade process exited with code 3", "... killed by signal 9", ...
+  std::string describe() const;
 };
 
 class GradePool {

@@ -1,6 +1,7 @@
 #include "batch/unfinished_result.h"
 
 #include "model/plan.h"
+#include "words/batch_report.h"
 #include "words/case_report.h"
 
 namespace sg::batch {
@@ -12,7 +13,7 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
   r.student = student;
   r.submission = submission;
   r.backend = backend;
-  r.device = "not graded";
+  r.device = not_graded_device();
   r.state = state;
   r.build_log = why;
   if (suite) {
@@ -29,7 +30,10 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
     r.tests.push_back(t);
   }
   for (auto& t : r.tests)
-    if (!set_aside(t)) mark_not_run(t, "not graded: " + why);
+    if (!set_aside(t)) {
+      mark_not_run(t, not_graded(why));
+      t.stopped_by = why;
+    }
   return r;
 }
 

@@ -139,6 +139,9 @@ struct TestResult {
   double score = 0, max_score = 0;
   std::string verdict;       // one line: "passed", "wrong result: 312 of 1000 elements", "timed out after 10 s", ...
   std::string detail;        // feedback a student can act on, several lines
+  // Set where a stopped grading kept this test from running (its verdict
+  // then says so, "not run: <why>"): the why, for the views' lead line.
+  std::string stopped_by;
   std::vector<Diagnosis> diagnoses;  // likely causes from the error pattern, most specific first
   int m = 0, k = 0, n = 0;   // problem size, 0 for whole-submission checks
   std::optional<Comparison> comparison;

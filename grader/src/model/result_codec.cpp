@@ -244,6 +244,7 @@ Json encode_test(const TestResult& t) {
             {"max_score", real(t.max_score)},
             {"verdict", t.verdict},
             {"detail", t.detail},
+            {"stopped_by", t.stopped_by},
             {"diagnoses", diagnoses},
             {"m", t.m},
             {"k", t.k},
@@ -265,6 +266,7 @@ TestResult decode_test(const Reader& j) {
   t.max_score = j.real("max_score");
   t.verdict = j.text("verdict");
   t.detail = j.text("detail");
+  if (j.has("stopped_by")) t.stopped_by = j.text("stopped_by");  // absent in files written before it was kept
   j.each("diagnoses", [&](const Json& v, const std::string& at) {
     if (!v.is_object()) throw std::runtime_error(at + " is not an object");
     const Reader d(v, at + ".");

@@ -16,10 +16,8 @@ constexpr int kMaxErrors = 3;          // errors the lead shows; the full log fo
 constexpr int kMaxQuotedLines = 3;     // source lines quoted under each error
 constexpr std::size_t kLineWidth = 200;
 
-// How the pipeline (fail_all) and a batch (unfinished_result) mark a test a
-// stopped grading kept from running: the preamble, then why.
-constexpr std::string_view kStopPreambles[] = {"not run: ", "not graded: "};
-// The preambles a terminal note may lose (those above, and a case not timed).
+// The preambles a terminal note may lose where it is too wide (a stopped
+// grading's, and a case not timed): words to shorten, never read as data.
 constexpr std::string_view kNotePreambles[] = {"not run: ", "not graded: ", "not measured: "};
 
 bool starts_with(std::string_view s, std::string_view head) { return s.substr(0, head.size()) == head; }
@@ -31,15 +29,12 @@ std::string_view without_preamble(std::string_view verdict, const std::string_vi
   return verdict;
 }
 
-std::string_view without_preamble(std::string_view verdict) { return without_preamble(verdict, kStopPreambles); }
-
-// The verdict every folded test carries: the first of a stopped grading's
-// tests (not set aside) that was marked not run.
-const std::string* stop_verdict(const GradeResult& r) {
+// Why every folded test did not run: the first of a stopped grading's tests
+// (not set aside) that the stop kept from running (TestResult::stopped_by).
+const std::string* stop_reason(const GradeResult& r) {
   if (r.state == GradeState::Graded) return nullptr;
   for (const auto& t : r.tests)
-    if (!not_measured(t) && t.status != Status::Passed && without_preamble(t.verdict).size() < t.verdict.size())
-      return &t.verdict;
+    if (!not_measured(t) && t.status != Status::Passed && !t.stopped_by.empty()) return &t.stopped_by;
   return nullptr;
 }
 
@@ -47,8 +42,8 @@ const std::string* stop_verdict(const GradeResult& r) {
 std::string reason(const GradeResult& r) {
   const std::string state = to_string(r.state);
   std::string why;
-  if (const std::string* v = stop_verdict(r)) {
-    why = std::string(without_preamble(*v));
+  if (const std::string* v = stop_reason(r)) {
+    why = *v;
   } else if (r.state != GradeState::CompileError) {
     why = r.build_log.substr(0, r.build_log.find('\n'));
   }
@@ -115,17 +110,17 @@ std::optional<Lead> lead_of(const GradeResult& r) {
 }
 
 bool folded(const GradeResult& r, const TestResult& t) {
-  const std::string* v = stop_verdict(r);
-  return v != nullptr && !not_measured(t) && t.status != Status::Passed && t.verdict == *v;
+  const std::string* v = stop_reason(r);
+  return v != nullptr && !not_measured(t) && t.status != Status::Passed && t.stopped_by == *v;
 }
 
 bool build_log_repeats_lead(const GradeResult& r) {
   if (r.state == GradeState::Graded || r.build_log.empty()) return false;
-  const std::string* v = stop_verdict(r);
+  const std::string* v = stop_reason(r);
   std::string log = r.build_log;
   while (!log.empty() && std::isspace(static_cast<unsigned char>(log.back()))) log.pop_back();
   return log.find('\n') == std::string::npos &&
-         ((v != nullptr && without_preamble(*v) == log) || r.state == GradeState::InvalidSubmission);
+         ((v != nullptr && *v == log) || r.state == GradeState::InvalidSubmission);
 }
 
 std::string first_compiler_errors(const std::string& log) {
