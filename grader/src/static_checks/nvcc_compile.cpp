@@ -2,9 +2,10 @@
 // same compile so the structure check reads exactly what was built.
 #include <sys/stat.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -23,11 +24,7 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kLogCap = 64 * 1024;
 
-std::string format_seconds(double s) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", s);
-  return buf;
-}
+std::string format_seconds(double s) { return fmt::format("{:g}", s); }
 
 // Quotes an argument for the log line only (the command itself never goes through a shell).
 std::string shell_quote(const std::string& a) {
