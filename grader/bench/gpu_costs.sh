@@ -30,18 +30,18 @@ CU
 nvcc -arch=sm_90 -o "$W/ctx" "$W/ctx.cu" -cudart static
 timed "cuda start-up, 1 process" "$W/ctx"
 timed "cuda start-up, 1 process again" "$W/ctx"
-for n in 4 8 16; do
-  t0=$(now)
-  for ((i = 0; i < n; i++)); do timeout -k 5 120 "$W/ctx" & done
+at_once() {  # label, n, gpus (1: the default device; 2: split over GPUs 0 and 1)
+  local t0; t0=$(now)
+  for ((i = 0; i < $2; i++)); do
+    if [ "$3" = 2 ]; then CUDA_VISIBLE_DEVICES=$((i % 2)) timeout -k 5 120 "$W/ctx" & else timeout -k 5 120 "$W/ctx" & fi
+  done
   wait
-  printf '%-34s %6ss\n' "cuda start-up, $n at once" "$(secs "$t0" "$(now)")"
+  printf '%-34s %6ss\n' "$1" "$(secs "$t0" "$(now)")"
+}
+for n in 4 8 16; do
+  at_once "cuda start-up, $n at once" "$n" 1
   # The same split over two GPUs: start-ups taken one at a time by the host do not get faster.
-  if [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ]; then
-    t0=$(now)
-    for ((i = 0; i < n; i++)); do CUDA_VISIBLE_DEVICES=$((i % 2)) timeout -k 5 120 "$W/ctx" & done
-    wait
-    printf '%-34s %6ss\n' "cuda start-up, $n at once, 2 GPUs" "$(secs "$t0" "$(now)")"
-  fi
+  [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] && at_once "cuda start-up, $n at once, 2 GPUs" "$n" 2
 done
 # A judge-like process: CUDA, cuBLAS and two DGEMMs (as the oracle does), to
 # compare with bare start-up when many start at once.
