@@ -30,10 +30,7 @@ GradeResult unfinished_result(const Suite* suite, bool public_only, const std::s
     r.tests.push_back(t);
   }
   for (auto& t : r.tests)
-    if (!set_aside(t)) {
-      mark_not_run(t, not_graded(why));
-      t.stopped_by = why;
-    }
+    if (!set_aside(t)) mark_stopped(t, not_graded(why), why);
   return r;
 }
 

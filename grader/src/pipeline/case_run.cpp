@@ -43,7 +43,7 @@ bool counts_this_case(const Grading& g, const Case& c) {
 // case's. The second is made by a runner of its own (started before the hold),
 // so that the student's runner makes each case's one call, as on the CPU
 // backend: a program may act on how often it was called.
-void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& run) {
+void counted_run(Grading& g, const Case& c, const CaseInputs& in, const CaseSchedule& schedule, CheckedRun& run) {
   RunnerConfig twin_config = g.runner_config;
   twin_config.log_name = "count";
   RunnerSession twin(twin_config);
@@ -53,7 +53,6 @@ void counted_run(Grading& g, const Case& c, const CaseInputs& in, CheckedRun& ru
   const auto alone = g.backend->exclusive_hold();
   run.counted_outside = true;
   const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
-  const CaseSchedule schedule{g.r.seed, false};
   CountedLaunch counted = count_launch_twice(
       *windows, [&] { return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); },
       [&] { return twin.run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); });
@@ -69,7 +68,7 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
   const CaseSchedule schedule{g.r.seed, false};
   bool shared = false;
   if (counts_this_case(g, c)) {
-    counted_run(g, c, in, run);
+    counted_run(g, c, in, schedule, run);
   } else if (g.a_case_hung && !g.opts.gpu_lock.empty()) {
     // Once a case has hung with the device to itself, the later ones run
     // alone at once: a timeout beside others would be run again alone anyway,

@@ -17,10 +17,7 @@ std::size_t Grading::index_of(const std::string& test_name) const {
 void Grading::fail_all(GradeState state, const std::string& why) {
   r.state = state;
   for (auto& t : r.tests)
-    if (!set_aside(t)) {  // the not-measured stay out of the maximum
-      mark_not_run(t, not_run(why));
-      t.stopped_by = why;
-    }
+    if (!set_aside(t)) mark_stopped(t, not_run(why), why);  // the not-measured stay out of the maximum
 }
 
 void Grading::run_checks(CheckStage stage) {

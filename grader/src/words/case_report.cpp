@@ -18,6 +18,11 @@ void mark_not_run(TestResult& t, const std::string& why, Status status) {
   t.verdict = why;
 }
 
+void mark_stopped(TestResult& t, const std::string& verdict, const std::string& why) {
+  mark_not_run(t, verdict);
+  t.stopped_by = why;
+}
+
 std::string not_measured_verdict(const TimedFailure& f) {
   const std::string baseline = "not measured: the grader's baseline runner failed: ";
   switch (f.step) {

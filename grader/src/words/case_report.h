@@ -15,6 +15,9 @@ namespace sg {
 
 // A test that did not run, with the reason (keeps its max_score).
 void mark_not_run(TestResult& t, const std::string& why, Status status = Status::Failed);
+// A test a stopped grading kept from running: failed with `verdict` (the
+// stop's words, "not run: <why>"), and `why` kept as the fact the views lead with.
+void mark_stopped(TestResult& t, const std::string& verdict, const std::string& why);
 
 // The runner failed on this case (crash, timeout, CUDA error...).
 void record_runner_failure(TestResult& t, const CaseOutcome& outcome);
