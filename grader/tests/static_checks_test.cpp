@@ -34,6 +34,7 @@
 #include "process/sandbox.h"
 #include "process/tool_process.h"
 #include "suite/suite_loader.h"
+#include "words/build_report.h"
 #include "words/structure_report.h"
 #include "words/symbol_report.h"
 
@@ -727,18 +728,20 @@ TEST_F(FakeCompiler, FailureLeavesNoStaleOutputs) {
   EXPECT_TRUE(r.object.empty());
   EXPECT_TRUE(r.ptx.empty());
   EXPECT_FALSE(fs::exists(dir_ / "work dir/student.o"));
-  EXPECT_NE(r.log.find("error: expected a \";\""), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("exit code 2"), std::string::npos) << r.log;
+  EXPECT_NE(sg::compile_log(r).find("error: expected a \";\""), std::string::npos) << sg::compile_log(r);
+  EXPECT_NE(sg::compile_log(r).find("exit code 2"), std::string::npos) << sg::compile_log(r);
 }
 
 TEST_F(FakeCompiler, MissingObjectOrPtxIsNotOk) {
   const auto no_object = compile(script("quiet", "exit 0\n"));
   EXPECT_FALSE(no_object.ok);
-  EXPECT_NE(no_object.log.find("wrote no object"), std::string::npos) << no_object.log;
+  EXPECT_EQ(no_object.problem.kind, sg::CompileProblem::Kind::NoObject);
+  EXPECT_NE(sg::compile_log(no_object).find("wrote no object"), std::string::npos) << sg::compile_log(no_object);
   const auto no_ptx = compile(script("noptx", "while [ $# -gt 0 ]; do [ \"$1\" = -o ] && { shift; : > \"$1\"; }; "
                                               "shift; done\n"));
   EXPECT_FALSE(no_ptx.ok);
-  EXPECT_NE(no_ptx.log.find("kept no PTX"), std::string::npos) << no_ptx.log;
+  EXPECT_EQ(no_ptx.problem.kind, sg::CompileProblem::Kind::NoPtx);
+  EXPECT_NE(sg::compile_log(no_ptx).find("kept no PTX"), std::string::npos) << sg::compile_log(no_ptx);
 }
 
 TEST_F(FakeCompiler, TimeoutKillsTheCompilerAndEverythingItStarted) {
@@ -747,8 +750,8 @@ TEST_F(FakeCompiler, TimeoutKillsTheCompilerAndEverythingItStarted) {
   const auto r = compile(script("slow", "sleep 30 &\necho $! > '" + pidfile + "'\necho starting\nsleep 30\n"), 1);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_FALSE(r.ok);
-  EXPECT_NE(r.log.find("compilation timed out after 1 s"), std::string::npos) << r.log;
-  EXPECT_NE(r.log.find("starting"), std::string::npos) << r.log;
+  EXPECT_NE(sg::compile_log(r).find("compilation timed out after 1 s"), std::string::npos) << sg::compile_log(r);
+  EXPECT_NE(sg::compile_log(r).find("starting"), std::string::npos) << sg::compile_log(r);
   EXPECT_LT(took, 10.0);
   const std::string pid = read_file(pidfile);
   ASSERT_FALSE(pid.empty());
@@ -785,8 +788,8 @@ TEST_F(FakeCompiler, BadSubmissionFilesNeverReachTheCompiler) {
                         Case{dir_ / "folder.cu", "is a folder"}}) {
     const auto r = sg::compile_submission(tc, c.path, dir_ / "w", 30);
     EXPECT_FALSE(r.ok) << c.path;
-    EXPECT_NE(r.log.find(c.expect), std::string::npos) << r.log;
-    EXPECT_NE(r.log.find(c.path), std::string::npos) << r.log;
+    EXPECT_NE(sg::compile_log(r).find(c.expect), std::string::npos) << sg::compile_log(r);
+    EXPECT_NE(sg::compile_log(r).find(c.path), std::string::npos) << sg::compile_log(r);
   }
   EXPECT_FALSE(fs::exists(marker));
   const auto missing = compile(dir_ / "no-such-nvcc");

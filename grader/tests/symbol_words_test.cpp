@@ -9,6 +9,7 @@
 
 #include "static_checks/static_checks.h"
 #include "static_checks/symbol_policy.h"
+#include "words/build_report.h"
 #include "words/structure_report.h"
 #include "words/symbol_report.h"
 
@@ -194,6 +195,35 @@ TEST(SymbolWords, PtxStructureDetail) {
   EXPECT_EQ(ptx_structure_detail(shared_only),
             "mysgemm has no barrier: its compiled code has no bar.sync/barrier.sync; __syncthreads() is needed "
             "after loading a tile and before overwriting it");
+}
+
+// nvcc's build log: the command and output as they came, then the grader's
+// line for why it stopped (static_checks/nvcc_compile.cpp said these itself).
+TEST(SymbolWords, CompileLogEndsWithWhyTheCompileStopped) {
+  using K = CompileProblem::Kind;
+  auto log = [](K kind, const std::string& path = "", double timeout_s = 0, int signal = 0, int code = 0) {
+    CompileResult r;
+    r.log = "$ nvcc -c x.cu\nout\n";
+    r.problem.kind = kind;
+    r.problem.path = path;
+    r.problem.timeout_s = timeout_s;
+    r.problem.signal = signal;
+    r.problem.code = code;
+    return compile_log(r);
+  };
+  const std::string head = "$ nvcc -c x.cu\nout\n";
+  EXPECT_EQ(log(K::None), head);
+  EXPECT_EQ(log(K::SourceMissing, "/s/kernel.cu"), head + "cannot read submission `/s/kernel.cu`: no such file\n");
+  EXPECT_EQ(log(K::SourceIsFolder, "/s/k.cu"), head + "submission `/s/k.cu` is a folder, not a kernel.cu file\n");
+  EXPECT_EQ(log(K::SourceUnreadable, "/s/k.cu"),
+            head + "cannot read submission `/s/k.cu`: permission denied or unreadable\n");
+  EXPECT_EQ(log(K::SourceEmpty, "/s/k.cu"), head + "submission `/s/k.cu` is empty\n");
+  EXPECT_EQ(log(K::TimedOut, "", 180), head + "compilation timed out after 180 s\n");
+  EXPECT_EQ(log(K::TimedOut, "", 1.5), head + "compilation timed out after 1.5 s\n");
+  EXPECT_EQ(log(K::Signalled, "", 0, 9), head + "the compiler was killed by signal 9\n");
+  EXPECT_EQ(log(K::Failed, "", 0, 0, 2), head + "compilation failed (nvcc exit code 2)\n");
+  EXPECT_EQ(log(K::NoObject, "/w/student.o"), head + "nvcc reported success but wrote no object `/w/student.o`\n");
+  EXPECT_EQ(log(K::NoPtx, "/w/keep"), head + "nvcc kept no PTX in `/w/keep`; the structure check needs it\n");
 }
 
 }  // namespace

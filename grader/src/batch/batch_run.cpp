@@ -88,10 +88,8 @@ int write_slurm_plan(const BatchOptions& o, const std::string& grade_program, co
   const std::string script = out + "/" + class_files::kSlurmScript;
   write_file_atomically(script, sbatch_script(p));
   fs::permissions(script, fs::perms::owner_exec, fs::perm_options::add, ec);
-  std::fprintf(log,
-               "grade batch: wrote %s (%d shards)\n  submit:  sbatch %s\n  then:    %s batch --merge %s%s\n",
-               script.c_str(), p.shards, shell_quote(script).c_str(), shell_quote(p.grade_program).c_str(),
-               shell_quote(out).c_str(), canvas_options(o).c_str());
+  const std::string merge = shell_quote(p.grade_program) + " batch --merge " + shell_quote(out) + canvas_options(o);
+  std::fprintf(log, "grade batch: %s\n", slurm_script_written(script, p.shards, shell_quote(script), merge).c_str());
   return 0;
 }
 
@@ -269,19 +267,14 @@ int BatchRun::run() {
         continue;
       }
       if (!o_.quiet)
-        std::fprintf(log_, "grade batch: %s: %s; grading again\n", s.id.c_str(),
-                     same ? "its grade-result.json is missing" : "the submission changed since it was graded");
+        std::fprintf(log_, "grade batch: %s\n", grading_again(s.id, !same).c_str());
     }
     todo_.push_back(std::move(p));
   }
   if (!o_.quiet) {
-    std::fprintf(log_, "grade batch: %zu submission%s in %s%s: %zu to grade, %zu already graded (journal)\n",
-                 roster.size(), roster.size() == 1 ? "" : "s", subs.c_str(),
-                 o_.shard_count ? (", shard " + settings_.shard).c_str() : "", todo_.size(), kept);
-    if (gpus_.empty())
-      std::fprintf(log_, "grade batch: no GPU in use: grading on the CPU backend\n");
-    else
-      std::fprintf(log_, "grade batch: %zu GPU%s in use\n", gpus_.size(), gpus_.size() == 1 ? "" : "s");
+    std::fprintf(log_, "grade batch: %s\n",
+                 batch_plan(roster.size(), subs, o_.shard_count ? settings_.shard : "", todo_.size(), kept).c_str());
+    std::fprintf(log_, "grade batch: %s\n", gpus_in_use(gpus_.size()).c_str());
   }
   const int rc = grade_all(todo_);
   if (rc != 0) return rc;
@@ -477,8 +470,7 @@ void BatchRun::write_gradebook(const std::vector<Submission>& roster) {
   std::size_t graded = 0;
   for (const auto& r : results) graded += r.state == GradeState::Graded;
   std::fprintf(log_, "grade batch: %s\n", report::class_score_line(results).c_str());
-  std::fprintf(log_, "grade batch: %zu of %zu submissions graded normally; wrote %s/gradebook.csv and %s/summary.html\n",
-               graded, results.size(), out_.c_str(), out_.c_str());
+  std::fprintf(log_, "grade batch: %s\n", batch_written(graded, results.size(), out_).c_str());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "report/batch_writers.h"
 #include "report/score_line.h"
 #include "suite/suite_loader.h"
+#include "words/batch_report.h"
 
 namespace fs = std::filesystem;
 
@@ -141,15 +142,10 @@ int merge_shards(const std::string& dir, const BatchOptions& o, std::FILE* log) 
     const std::string lms =
         write_lms_exports(dir, submissions, results, canvas_known ? &canvas : nullptr, log, "grade batch --merge");
     write_batch_reports(results, dir, page_title, lms);
-    std::fprintf(log, "grade batch --merge: %s\ngrade batch --merge: %zu shards, %zu students; wrote %s/gradebook.csv "
-                 "and %s/summary.html\n", report::class_score_line(results).c_str(), shards.size(), results.size(),
-                 dir.c_str(), dir.c_str());
-    if (!missing.empty()) {
-      std::string list;
-      for (const auto& m : missing) list += (list.empty() ? "" : ", ") + m;
-      std::fprintf(log, "grade batch --merge: warning: %zu students have no result in any shard: %s\n",
-                   missing.size(), list.c_str());
-    }
+    std::fprintf(log, "grade batch --merge: %s\ngrade batch --merge: %s\n", report::class_score_line(results).c_str(),
+                 merge_written(shards.size(), results.size(), dir).c_str());
+    if (!missing.empty())
+      std::fprintf(log, "grade batch --merge: warning: %s\n", students_without_result(missing).c_str());
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(log, "grade batch --merge: internal error: %s\n", e.what());

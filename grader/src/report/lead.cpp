@@ -8,6 +8,7 @@
 #include "report/feedback.h"
 #include "report/shown_paths.h"
 #include "report/text_clean.h"
+#include "words/verdict_preambles.h"
 
 namespace sg::report {
 namespace {
@@ -15,10 +16,6 @@ namespace {
 constexpr int kMaxErrors = 3;          // errors the lead shows; the full log follows in each view
 constexpr int kMaxQuotedLines = 3;     // source lines quoted under each error
 constexpr std::size_t kLineWidth = 200;
-
-// The preambles a terminal note may lose where it is too wide (a stopped
-// grading's, and a case not timed): words to shorten, never read as data.
-constexpr std::string_view kNotePreambles[] = {"not run: ", "not graded: ", "not measured: "};
 
 bool starts_with(std::string_view s, std::string_view head) { return s.substr(0, head.size()) == head; }
 
@@ -144,7 +141,8 @@ std::string first_compiler_errors(const std::string& log) {
 
 std::string note_within(const std::string& note, std::size_t width) {
   if (display_width(note) <= width) return note;
-  return fit_width(std::string(without_preamble(note, kNotePreambles)), width);
+  // A stopped grading's and a case not timed: words to shorten, never read as data.
+  return fit_width(std::string(without_preamble(note, kVerdictPreambles)), width);
 }
 
 }  // namespace sg::report

@@ -2,8 +2,6 @@
 // same compile so the structure check reads exactly what was built.
 #include <sys/stat.h>
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -24,8 +22,6 @@ namespace fs = std::filesystem;
 
 constexpr std::size_t kLogCap = 64 * 1024;
 
-std::string format_seconds(double s) { return fmt::format("{:g}", s); }
-
 // Quotes an argument for the log line only (the command itself never goes through a shell).
 std::string shell_quote(const std::string& a) {
   const bool plain = !a.empty() && std::all_of(a.begin(), a.end(), [](char c) {
@@ -37,19 +33,28 @@ std::string shell_quote(const std::string& a) {
   return q + "'";
 }
 
-// Empty string when the file is usable, else a log line saying what is wrong.
-std::string problem_with_source(const std::string& path) {
+// None when the file is usable, else what is wrong with it.
+CompileProblem problem_with_source(const std::string& path) {
+  using K = CompileProblem::Kind;
+  CompileProblem p;
+  p.path = path;
   std::error_code ec;
   const auto st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) return "cannot read submission `" + path + "`: no such file";
-  if (fs::is_directory(st)) return "submission `" + path + "` is a folder, not a kernel.cu file";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return "cannot read submission `" + path + "`: permission denied or unreadable";
-  char c;
-  while (in.get(c)) {
-    if (!std::isspace(static_cast<unsigned char>(c))) return "";
+  if (ec || !fs::exists(st)) {
+    p.kind = K::SourceMissing;
+  } else if (fs::is_directory(st)) {
+    p.kind = K::SourceIsFolder;
+  } else if (std::ifstream in(path, std::ios::binary); !in) {
+    p.kind = K::SourceUnreadable;
+  } else {
+    p.kind = K::SourceEmpty;
+    for (char c; in.get(c);)
+      if (!std::isspace(static_cast<unsigned char>(c))) {
+        p.kind = K::None;
+        break;
+      }
   }
-  return "submission `" + path + "` is empty";
+  return p;
 }
 
 // The grader's flags: one target when the GPU is known, else SASS for the
@@ -119,10 +124,8 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
   const fs::path work = fs::absolute(workdir, ec).lexically_normal();
   const std::string object = (work / "student.o").string();  // set in res only on success
 
-  if (const std::string bad = problem_with_source(kernel_cu); !bad.empty()) {
-    res.log = bad + "\n";
-    return res;
-  }
+  res.problem = problem_with_source(kernel_cu);
+  if (res.problem.kind != CompileProblem::Kind::None) return res;
   fs::create_directories(work, ec);
   if (ec) {
     res.log = "cannot create work folder `" + workdir + "`: " + ec.message() + "\n";
@@ -176,25 +179,31 @@ CompileResult compile_submission(const Toolchain& tc, const std::string& kernel_
     res.log += run.error + "\n";
     return res;
   }
+  using K = CompileProblem::Kind;
   if (run.timed_out) {
-    res.log += "compilation timed out after " + format_seconds(timeout_s) + " s\n";
+    res.problem.kind = K::TimedOut;
+    res.problem.timeout_s = timeout_s;
     return res;
   }
   if (!run.exited) {
-    res.log += "the compiler was killed by signal " + std::to_string(run.signal) + "\n";
+    res.problem.kind = K::Signalled;
+    res.problem.signal = run.signal;
     return res;
   }
   if (run.code != 0) {
-    res.log += "compilation failed (nvcc exit code " + std::to_string(run.code) + ")\n";
+    res.problem.kind = K::Failed;
+    res.problem.code = run.code;
     return res;
   }
   if (!fs::is_regular_file(object, ec)) {
-    res.log += "nvcc reported success but wrote no object `" + object + "`\n";
+    res.problem.kind = K::NoObject;
+    res.problem.path = object;
     return res;
   }
   const std::string kept = find_kept_ptx(keep);
   if (kept.empty()) {
-    res.log += "nvcc kept no PTX in `" + keep.string() + "`; the structure check needs it\n";
+    res.problem.kind = K::NoPtx;
+    res.problem.path = keep.string();
     return res;
   }
   const fs::path ptx = work / "student.ptx";

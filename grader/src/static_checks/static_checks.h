@@ -16,9 +16,29 @@ struct Toolchain {
   SandboxSupport sandbox;  // this grading's bubblewrap (or none) and uid for the compilers
 };
 
+// Why compile_submission stopped where a sentence of the grader's says it,
+// as facts (words/build_report.h, compile_log, says each as the build log's
+// last line). A system call's or nvcc's own error is in the log as it came.
+struct CompileProblem {
+  enum class Kind {
+    None,
+    SourceMissing, SourceIsFolder, SourceUnreadable, SourceEmpty,  // the submission's file: `path`
+    TimedOut,   // nvcc ran past `timeout_s`
+    Signalled,  // nvcc was killed by `signal`
+    Failed,     // nvcc exited with `code`
+    NoObject,   // nvcc said it succeeded but wrote no object at `path`
+    NoPtx,      // nvcc kept no PTX in the folder `path`
+  };
+  Kind kind = Kind::None;
+  std::string path;
+  double timeout_s = 0;
+  int signal = 0, code = 0;
+};
+
 struct CompileResult {
   bool ok = false;
-  std::string log;         // compiler output
+  std::string log;         // the command and the compiler's output (words/build_report.h's compile_log adds `problem`)
+  CompileProblem problem;  // why it stopped, where the grader says it
   std::string object;      // path of the .o
   std::string ptx;         // path of the PTX kept from the same compile (for structure checks)
   double seconds = 0;

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "words/verdict_preambles.h"
+
 namespace sg {
 
 std::string grade_process_end(const ExitInfo& end, double seconds, bool spawn_failed, const std::string& spawn_error) {
@@ -32,8 +34,45 @@ std::string unusable_results(const std::string& what) {
 
 std::string missing_submission(const std::string& path) { return "the submission " + path + " does not exist"; }
 
-std::string not_graded(const std::string& why) { return "not graded: " + why; }
+std::string not_graded(const std::string& why) { return std::string(kNotGraded) + why; }
 
 std::string not_graded_device() { return "not graded"; }
+
+std::string grading_again(const std::string& student, bool changed) {
+  return student + ": " +
+         (changed ? "the submission changed since it was graded" : "its grade-result.json is missing") +
+         "; grading again";
+}
+
+std::string batch_plan(std::size_t found, const std::string& folder, const std::string& shard, std::size_t to_grade,
+                       std::size_t kept) {
+  return fmt::format("{} submission{} in {}{}: {} to grade, {} already graded (journal)", found, found == 1 ? "" : "s",
+                     folder, shard.empty() ? "" : ", shard " + shard, to_grade, kept);
+}
+
+std::string gpus_in_use(std::size_t gpus) {
+  if (gpus == 0) return "no GPU in use: grading on the CPU backend";
+  return fmt::format("{} GPU{} in use", gpus, gpus == 1 ? "" : "s");
+}
+
+std::string batch_written(std::size_t graded, std::size_t total, const std::string& out) {
+  return fmt::format("{} of {} submissions graded normally; wrote {}/gradebook.csv and {}/summary.html", graded, total,
+                     out, out);
+}
+
+std::string merge_written(std::size_t shards, std::size_t students, const std::string& out) {
+  return fmt::format("{} shards, {} students; wrote {}/gradebook.csv and {}/summary.html", shards, students, out, out);
+}
+
+std::string students_without_result(const std::vector<std::string>& students) {
+  std::string list;
+  for (const auto& m : students) list += (list.empty() ? "" : ", ") + m;
+  return fmt::format("{} students have no result in any shard: {}", students.size(), list);
+}
+
+std::string slurm_script_written(const std::string& script, int shards, const std::string& submit,
+                                 const std::string& merge) {
+  return fmt::format("wrote {} ({} shards)\n  submit:  sbatch {}\n  then:    {}", script, shards, submit, merge);
+}
 
 }  // namespace sg

@@ -1,5 +1,7 @@
 #include "words/build_report.h"
 
+#include <fmt/format.h>
+
 #include "words/case_report.h"
 
 namespace sg {
@@ -106,6 +108,25 @@ std::string gpu_runner_link_failed_log(const std::string& how, const std::string
 
 std::string baseline_runner_missing_log(const std::string& path, const std::string& error) {
   return "\nthe grader's baseline runner is missing (" + path + ": " + error + "); run `make` first\n";
+}
+
+std::string compile_log(const CompileResult& compiled) {
+  using K = CompileProblem::Kind;
+  const CompileProblem& p = compiled.problem;
+  std::string line;
+  switch (p.kind) {
+    case K::None: return compiled.log;
+    case K::SourceMissing: line = "cannot read submission `" + p.path + "`: no such file"; break;
+    case K::SourceIsFolder: line = "submission `" + p.path + "` is a folder, not a kernel.cu file"; break;
+    case K::SourceUnreadable: line = "cannot read submission `" + p.path + "`: permission denied or unreadable"; break;
+    case K::SourceEmpty: line = "submission `" + p.path + "` is empty"; break;
+    case K::TimedOut: line = fmt::format("compilation timed out after {:g} s", p.timeout_s); break;
+    case K::Signalled: line = fmt::format("the compiler was killed by signal {}", p.signal); break;
+    case K::Failed: line = fmt::format("compilation failed (nvcc exit code {})", p.code); break;
+    case K::NoObject: line = "nvcc reported success but wrote no object `" + p.path + "`"; break;
+    case K::NoPtx: line = "nvcc kept no PTX in `" + p.path + "`; the structure check needs it"; break;
+  }
+  return compiled.log + line + "\n";
 }
 
 }  // namespace sg

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "services/disk_quota.h"
+#include "static_checks/static_checks.h"
 
 namespace sg {
 
@@ -59,5 +60,8 @@ std::string runner_link_failed();
 std::string static_check_rejection_log(const std::vector<std::string>& problems);
 std::string gpu_runner_link_failed_log(const std::string& how, const std::string& output);
 std::string baseline_runner_missing_log(const std::string& path, const std::string& error);
+// The nvcc build's log (static_checks/nvcc_compile.cpp): its command and
+// output, then the line that says why it stopped (CompileResult::problem).
+std::string compile_log(const CompileResult& compiled);
 
 }  // namespace sg

@@ -9,6 +9,7 @@
 #include "compare/diagnosis.h"
 #include "compare/diagnosis_catalogue.h"
 #include "words/timing_report.h"
+#include "words/verdict_preambles.h"
 
 namespace sg {
 
@@ -24,15 +25,15 @@ void mark_stopped(TestResult& t, const std::string& verdict, const std::string& 
 }
 
 std::string not_measured_verdict(const TimedFailure& f) {
-  const std::string baseline = "not measured: the grader's baseline runner failed: ";
+  const std::string baseline = std::string(kNotMeasured) + "the grader's baseline runner failed: ";
   switch (f.step) {
     case TimedStep::Yardstick:
     case TimedStep::Baselines: return baseline + runner_failure(f.request);
     case TimedStep::ReferenceOutput:
       return baseline + "the reference's own timed output failed the check: " + output_fault_text(f.reference_wrong);
-    case TimedStep::StudentSamples: return "not measured: the timed launches failed: " + runner_failure(f.request);
+    case TimedStep::StudentSamples: return std::string(kNotMeasured) + "the timed launches failed: " + runner_failure(f.request);
     case TimedStep::Probe:
-      return "not measured: the timed launches failed: the grader's baseline runner failed between the samples: " +
+      return std::string(kNotMeasured) + "the timed launches failed: the grader's baseline runner failed between the samples: " +
              runner_failure(f.request);
   }
   return "";

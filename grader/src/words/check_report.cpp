@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "words/verdict_preambles.h"
+
 namespace sg {
 namespace {
 
@@ -164,7 +166,7 @@ std::string structure_without_a_correct_case(const std::string& verdict) {
 }
 
 std::string register_tiling_not_measured() {
-  return "not measured: no structure check counted the kernel's global loads";
+  return std::string(kNotMeasured) + "no structure check counted the kernel's global loads";
 }
 
 std::string sanitizer_failed_in_covered_cases(const std::vector<std::string>& cases) {

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "words/verdict_preambles.h"
+
 namespace sg {
 namespace {
 
@@ -42,7 +44,7 @@ std::string cublas_call_failed(const char* call, int status) {
 }
 
 std::string gpu_memory_short(double need_bytes, double free_bytes) {
-  return "not run: the case needs about " + gib(need_bytes) + " of GPU memory and the GPU has " + gib(free_bytes) +
+  return std::string(kNotRun) + "the case needs about " + gib(need_bytes) + " of GPU memory and the GPU has " + gib(free_bytes) +
          " free";
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "words/verdict_preambles.h"
+
 namespace sg {
 
 std::string case_log_line(const Case& c) { return fmt::format("case {} ({}x{}x{})", c.name, c.m, c.k, c.n); }
@@ -21,7 +23,7 @@ std::string ending_runner_log_line() { return "ending the student's runner"; }
 std::string cublas_log_line() { return "cuBLAS"; }
 std::string checking_outputs_log_line() { return "checking the timed outputs"; }
 std::string performance_not_measured(bool result_wrong, const std::string& case_verdict) {
-  return result_wrong ? "no performance points: the case's result is wrong" : "not measured: " + case_verdict;
+  return result_wrong ? "no performance points: the case's result is wrong" : std::string(kNotMeasured) + case_verdict;
 }
 
 std::string machine_ran_out_log_line(const std::string& what, const std::string& detail, bool again) {
@@ -41,7 +43,7 @@ std::string build_ran_out_twice(const std::string& what) {
   return "internal error: the grading machine ran out of resources while building (" + what +
          "), twice; this is not an error in the submission: grade it again";
 }
-std::string not_run(const std::string& why) { return "not run: " + why; }
+std::string not_run(const std::string& why) { return std::string(kNotRun) + why; }
 
 std::string helpers_note(const std::vector<std::string>& helpers) {
   std::string names;

@@ -170,7 +170,7 @@ BuildOutput CpuBackend::build(const std::string& kernel, const WorkDir& work) {
   }
   if (!b.ok) return cpu_build_failed(b, nvcc, out);
   if (nvcc.ran && !nvcc.compiled.ok) {
-    out.log += "\n" + nvcc.compiled.log;
+    out.log += "\n" + compile_log(nvcc.compiled);
     out.why = nvcc_refused_why();
     return out;
   }

@@ -211,7 +211,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
     tc.arch = device_.arch();
     cr = compile_submission(tc, kernel, work.sub("build"), kCompileTimeout);
   }
-  out.log = cr.log;
+  out.log = compile_log(cr);
   if (!cr.ok) {
     out.seconds = seconds_since(t0);
     out.why = did_not_compile_why();
