@@ -182,7 +182,10 @@ class Backend {
 
   // Holds on a device that other gradings share. A shared hold is nullptr
   // when the device is not shared; an exclusive one may be a hold on nothing
-  // that only counts its time.
+  // that only counts its time. While holding one, never wait for anything
+  // that may itself wait for a hold: an exclusive request waits for every
+  // shared hold, and holds the lock's turnstile while it waits, so the whole
+  // GPU would stall (grader/bench/RESULTS.md, "Runners begun before the sanitizer").
   virtual std::unique_ptr<DeviceHold> shared_hold() = 0;
   virtual std::unique_ptr<DeviceHold> exclusive_hold() = 0;
   // Seconds this grading held the device to itself (or would have, were it
