@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "words/verdict_preambles.h"
-
 namespace sg {
 
 std::string grade_process_end(const ExitInfo& end, double seconds, bool spawn_failed, const std::string& spawn_error) {
@@ -33,8 +31,6 @@ std::string unusable_results(const std::string& what) {
 }
 
 std::string missing_submission(const std::string& path) { return "the submission " + path + " does not exist"; }
-
-std::string not_graded(const std::string& why) { return std::string(kNotGraded) + why; }
 
 std::string not_graded_device() { return "not graded"; }
 

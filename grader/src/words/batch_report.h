@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "process/process.h"
+#include "words/verdict_preambles.h"
 
 namespace sg {
 
@@ -18,8 +19,7 @@ std::string with_last_message(const std::string& why, const std::string& last_li
 std::string unusable_results(const std::string& what);
 // A submission that was gone when its turn came.
 std::string missing_submission(const std::string& path);
-// Each test's verdict, and the device's name, in a result that was not graded.
-std::string not_graded(const std::string& why);
+// The device's name in a result that was not graded (each test's verdict: not_graded).
 std::string not_graded_device();
 
 // The TA's console during a batch (batch/batch_run.cpp, merge_shards.cpp;

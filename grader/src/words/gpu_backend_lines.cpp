@@ -44,8 +44,8 @@ std::string cublas_call_failed(const char* call, int status) {
 }
 
 std::string gpu_memory_short(double need_bytes, double free_bytes) {
-  return std::string(kNotRun) + "the case needs about " + gib(need_bytes) + " of GPU memory and the GPU has " + gib(free_bytes) +
-         " free";
+  return not_run("the case needs about " + gib(need_bytes) + " of GPU memory and the GPU has " + gib(free_bytes) +
+                 " free");
 }
 
 std::string hold_taken_log_line(HoldKind hold, double waited_s) {

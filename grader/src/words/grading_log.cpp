@@ -43,7 +43,6 @@ std::string build_ran_out_twice(const std::string& what) {
   return "internal error: the grading machine ran out of resources while building (" + what +
          "), twice; this is not an error in the submission: grade it again";
 }
-std::string not_run(const std::string& why) { return std::string(kNotRun) + why; }
 
 std::string helpers_note(const std::vector<std::string>& helpers) {
   std::string names;

@@ -8,6 +8,7 @@
 #include "model/suite.h"
 #include "process/sandbox.h"
 #include "services/work_dir.h"
+#include "words/verdict_preambles.h"  // not_run: every test of a grading that could not go on
 
 namespace sg {
 
@@ -38,8 +39,6 @@ std::string judge_out_of_memory_log_line();
 std::string machine_ran_out_twice(const std::string& what);
 std::string build_ran_out_log_line(const std::string& what);
 std::string build_ran_out_twice(const std::string& what);
-// Every test of a grading that could not go on: "not run: " and why.
-std::string not_run(const std::string& why);
 
 // Helpers the grader made private (no points lost): a style note naming up to five.
 std::string helpers_note(const std::vector<std::string>& helpers);

@@ -55,7 +55,7 @@ std::string named_shape_label(int m, int k, int n, const std::vector<std::string
 
 std::string drawn_shape_label(int m, int k, int n) { return dims(m, k, n) + " (drawn from the seed)"; }
 
-std::string sanitizer_not_installed() { return std::string(kNotRun) + "compute-sanitizer is not installed on this machine"; }
+std::string sanitizer_not_installed() { return not_run("compute-sanitizer is not installed on this machine"); }
 
 std::string sanitizer_ending(SanitizerEnding e, const std::string& said, double quiet_s) {
   switch (e) {
