@@ -83,7 +83,7 @@ for f in pathlib.Path(out).glob("*/results.json"):
 wall = end - start
 share = 100 * compile_s / total_s if total_s else 0
 print(f"{label:<10} {n:>5} {wall:>9.1f} {60 * n / wall:>10.1f} {compile_s:>10.1f} {total_s - compile_s:>10.1f} {share:>9.0f}%")
-order = ["setup", "build", "correctness", "sanitizer", "prepare", "performance"]
+order = ["setup", "build", "sanitizer", "correctness", "prepare", "performance", "checks"]
 print("         mean seconds per submission: " +
       ", ".join(f"{k} {phases[k] / n:.2f}" for k in order if k in phases) +
       f"; the GPU to itself {exclusive_s / n:.2f} (timed samples and ncu: the serial part of a batch)")

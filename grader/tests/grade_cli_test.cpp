@@ -14,7 +14,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "backends/gpu/pm_loads.h"
 #include "gpu_guard.h"
 #include "model/suite.h"
 
@@ -266,6 +268,81 @@ TEST_F(GradeCli, WrongDeviceArchIsBuiltAgainForTheGpu) {
   const nlohmann::json r = nlohmann::json::parse(rf);
   EXPECT_DOUBLE_EQ(r["score"].get<double>(), r["extra_data"]["max_score"].get<double>()) << r.dump(1).substr(0, 4000);
   EXPECT_EQ(r["extra_data"]["device"].get<std::string>().find("sm_75"), std::string::npos);
+}
+
+// A suite whose counted case (the structure check's shape) comes first in
+// the file, before two other cases, and a timed case.
+void write_counted_first_suite(const fs::path& file, bool timed) {
+  std::ofstream(file) << "suite: order\ndescription: the counted case first in the file\n"
+                         "defaults: {timeout_s: 30}\ncases:\n"
+                         "  - {name: counted, m: 64, k: 64, n: 64, points: 1}\n"
+                         "  - {name: second, m: 45, k: 37, n: 29, points: 1}\n"
+                         "  - {name: third, m: 20, k: 1, n: 18, points: 1}\n"
+                      << (timed ? "  - name: timed\n    m: 512\n    k: 512\n    n: 512\n    points: 1\n"
+                                  "    performance: {points: 1, zero_at: 0.1, full_at: 0.2, samples: 5}\n"
+                                : "")
+                      << "checks:\n  - {name: structure, kind: shared_memory_and_barrier, m: 64, k: 64, n: 64, points: 1}\n";
+}
+
+// Where each of the log's lines begins (npos where it is missing).
+std::vector<std::size_t> where(const std::string& log, const std::vector<std::string>& lines) {
+  std::vector<std::size_t> at;
+  for (const std::string& l : lines) at.push_back(log.find(l));
+  return at;
+}
+
+// The case the structure check counts runs after the other correctness
+// cases, on every backend: on a GPU its count is launched twice by the
+// student's runner, the second launch the runner's next call
+// (pipeline/case_run.cpp), so each case is the same call of the program on
+// both backends. The report keeps the suite's order.
+TEST_F(GradeCli, TheCaseTheStructureCheckCountsRunsLast) {
+  write_counted_first_suite(dir_ / "suite.yaml", false);
+  const std::string out = (dir_ / "out").string();
+  const Ran ran = run_grade("--backend cpu --seed 5 --suite '" + (dir_ / "suite.yaml").string() + "' --out '" + out +
+                            "' '" + SG_SOURCE_ROOT + "/reference/kernel.cu'");
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  const std::vector<std::size_t> at = where(ran.err, {"case second (", "case third (", "case counted ("});
+  for (std::size_t a : at) ASSERT_NE(a, std::string::npos) << ran.err;
+  EXPECT_LT(at[0], at[1]) << ran.err;
+  EXPECT_LT(at[1], at[2]) << ran.err;
+  std::ifstream rf(out + "/results.json");
+  const nlohmann::json r = nlohmann::json::parse(rf);
+  EXPECT_EQ(r["tests"][0]["name"], "counted");
+  EXPECT_DOUBLE_EQ(r["score"].get<double>(), r["extra_data"]["max_score"].get<double>()) << r.dump(1).substr(0, 4000);
+}
+
+// On a GPU whose counters count, the counted case takes the device to itself
+// for the rest of the grading's GPU work: one exclusive hold a grading, from
+// its checked launch through the performance case's check to the end of the
+// timing, and the count stands (made twice by the student's own runner).
+TEST_F(GradeCli, OneHoldToItselfFromTheCountedCaseToTheEndOfTheTiming) {
+  SG_REQUIRE_GPU();
+  if (!sg::PmLoadCounter::built()) GTEST_SKIP() << "built without CUPTI's PM sampling: ncu counts, outside the hold";
+  write_counted_first_suite(dir_ / "suite.yaml", true);
+  const std::string out = (dir_ / "out").string();
+  const Ran ran = run_grade("--backend gpu --seed 5 --gpu-lock '" + (dir_ / "gpu.lock").string() + "' --suite '" +
+                            (dir_ / "suite.yaml").string() + "' --out '" + out + "' '" + SG_SOURCE_ROOT +
+                            "/reference/kernel.cu'");
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  const std::string alone = "has the GPU to itself";
+  std::size_t holds = 0;
+  for (std::size_t at = ran.err.find(alone); at != std::string::npos; at = ran.err.find(alone, at + 1)) ++holds;
+  EXPECT_EQ(holds, 1u) << ran.err;
+  const std::vector<std::size_t> at =
+      where(ran.err, {"case third (", "case counted (", alone, "load counter opened", "case timed (", "timing timed",
+                      "cuBLAS", "gives the GPU back after"});
+  for (std::size_t a : at) ASSERT_NE(a, std::string::npos) << ran.err;
+  for (std::size_t i = 1; i < at.size(); ++i) EXPECT_LT(at[i - 1], at[i]) << i << "\n" << ran.err;
+  std::ifstream rf(out + "/results.json");
+  const nlohmann::json r = nlohmann::json::parse(rf);
+  EXPECT_DOUBLE_EQ(r["score"].get<double>(), r["extra_data"]["max_score"].get<double>()) << r.dump(1).substr(0, 4000);
+  for (const auto& t : r["tests"]) {
+    const std::string output = t.value("output", std::string());
+    if (t["name"] == "structure") {
+      EXPECT_NE(output.find("the GPU's performance monitors counted"), std::string::npos) << output;
+    }
+  }
 }
 
 // After a runner fails, the cases after it are checked on a partition of the

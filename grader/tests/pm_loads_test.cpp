@@ -156,19 +156,6 @@ TEST(CountLaunchTwice, OnlyTwoEqualCountsOfCompletedLaunchesStand) {
   EXPECT_EQ(closed.launched, 1u) << "the launch is the case's: it runs even without a counter";
 }
 
-// The counted case's second launch is another runner's (pipeline/case_run.cpp):
-// the first launcher makes the case's one launch, the second the recount.
-TEST(CountLaunchTwice, TheSecondLaunchIsTheSecondLaunchers) {
-  Listed both{{4194304.0, 4194304.0}, {true, true}};
-  const std::function<sg::CaseOutcome()> launch = both.launcher();
-  int first = 0, second = 0;
-  const sg::CountedLaunch c = sg::count_launch_twice(
-      both, [&] { ++first; return launch(); }, [&] { ++second; return launch(); });
-  EXPECT_EQ(c.loads, 4194304.0);
-  EXPECT_EQ(first, 1);
-  EXPECT_EQ(second, 1);
-}
-
 // Where there is no device (or no CUPTI), opening says why and nothing else happens.
 TEST_F(PmLoads, OpeningWithoutADeviceSaysWhyInsteadOfFailing) {
   if (sg::test::gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present: the GPU tests below cover it";

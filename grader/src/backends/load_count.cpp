@@ -5,17 +5,12 @@
 namespace sg {
 
 CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseOutcome()>& launch) {
-  return count_launch_twice(windows, launch, launch);
-}
-
-CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseOutcome()>& first,
-                                 const std::function<CaseOutcome()>& second) {
   CountedLaunch c;
   std::optional<double> counts[2];
   for (int i = 0; i < 2; ++i) {
     std::string why;
     std::unique_ptr<LoadWindow> window = windows.open(why);
-    CaseOutcome out = i == 0 ? first() : second();
+    CaseOutcome out = launch();
     const bool completed = out.kind == CaseOutcome::Kind::Ok;
     if (i == 0) c.out = std::move(out);
     if (window) counts[i] = window->close(why);

@@ -22,9 +22,5 @@ struct CountedLaunch {
 // background kernels). The launch is made even where no window opens: it is
 // the case's. No second launch after a first that did not complete.
 CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseOutcome()>& launch);
-// The same with the second launch made by `second` (another runner of the
-// same program, so that the first runner makes the case's one call).
-CountedLaunch count_launch_twice(LoadWindows& windows, const std::function<CaseOutcome()>& first,
-                                 const std::function<CaseOutcome()>& second);
 
 }  // namespace sg

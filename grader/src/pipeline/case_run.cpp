@@ -27,35 +27,27 @@ struct CheckedRun {
   std::string counter_failed;
 };
 
-// Whether this case's launch is the one the structure check counts: its
-// shape is a structure check's, and the backend counts from outside.
+// Whether this case's launch is the one the structure check counts from
+// outside the runner (the GPU's counters).
 bool counts_this_case(const Grading& g, const Case& c) {
-  if (!g.backend->counts_from_outside()) return false;
-  for (const Check& k : g.suite.checks)
-    if (k.kind == CheckKind::SharedAndBarrier && g.wanted(k.visibility) && k.m == c.m && k.k == c.k && k.n == c.n)
-      return true;
-  return false;
+  return g.backend->counts_from_outside() && g.at_structure_shape(c);
 }
 
 // The checked launch with the device held to itself and its load counter
 // open around it, twice (backends/load_count.h): the whole device is counted,
 // so the counts stand only where both agree. The first launch's outcome is the
-// case's. The second is made by a runner of its own (started before the hold),
-// so that the student's runner makes each case's one call, as on the CPU
-// backend: a program may act on how often it was called.
+// case's; the second is the runner's next call, made after every other
+// correctness case (correctness_stage runs this case last, on every backend),
+// so that each case is the same call of the program as on the CPU backend,
+// which makes it once: a program may act on how often it was called. The hold
+// taken here lasts to the end of the timing (Grading::alone): one wait for the
+// device to itself a grading, and no second runner started for the count.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, const CaseSchedule& schedule, CheckedRun& run) {
-  RunnerConfig twin_config = g.runner_config;
-  twin_config.log_name = "count";
-  RunnerSession twin(twin_config);
-  twin.spare(*g.session);
-  if (g.baseline) twin.spare(*g.baseline);
-  (void)twin.ready(run.limit_s);
-  const auto alone = g.backend->exclusive_hold();
+  g.hold_alone(run.limit_s);
   run.counted_outside = true;
   const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
   CountedLaunch counted = count_launch_twice(
-      *windows, [&] { return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); },
-      [&] { return twin.run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); });
+      *windows, [&] { return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); });
   run.out = std::move(counted.out);
   run.loads = counted.loads;
   run.counter_failed = std::move(counted.counter_failed);
@@ -69,7 +61,7 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
   bool shared = false;
   if (counts_this_case(g, c)) {
     counted_run(g, c, in, schedule, run);
-  } else if (g.a_case_hung && !g.opts.gpu_lock.empty()) {
+  } else if (g.a_case_hung && !g.opts.gpu_lock.empty() && !g.alone) {
     // Once a case has hung with the device to itself, the later ones run
     // alone at once: a timeout beside others would be run again alone anyway,
     // and a hang of its own would slow the neighbours' launches meanwhile.

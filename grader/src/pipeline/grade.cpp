@@ -23,6 +23,7 @@ constexpr Stage kRunOrder[] = {
     {"correctness", correctness_stage},
     {"prepare", performance_check_stage},
     {"performance", timing_stage},
+    {"checks", checks_stage},
 };
 
 // One grading. The machine's own resource failure (MachineFailure, or the

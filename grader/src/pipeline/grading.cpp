@@ -1,5 +1,7 @@
 #include "pipeline/grading.h"
 
+#include <algorithm>
+
 #include "model/plan.h"
 #include "words/case_report.h"
 #include "words/grading_log.h"
@@ -12,6 +14,13 @@ std::size_t Grading::index_of(const std::string& test_name) const {
   std::size_t i = 0;
   while (r.tests[i].name != test_name) ++i;
   return i;
+}
+
+bool Grading::at_structure_shape(const Case& c) const {
+  for (const Check& k : suite.checks)
+    if (k.kind == CheckKind::SharedAndBarrier && wanted(k.visibility) && k.m == c.m && k.k == c.k && k.n == c.n)
+      return true;
+  return false;
 }
 
 void Grading::fail_all(GradeState state, const std::string& why) {
@@ -30,8 +39,16 @@ void Grading::run_checks(CheckStage stage) {
     if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
   ctx.sanitizer.counted = counted;
   ctx.sanitizer.session = stage == CheckStage::BeforeCases ? nullptr : session.get();
+  // The correctness cases' results, not the performance cases' checks: the
+  // CPU backend runs none of those, and a GPU now checks them before the
+  // checks are graded.
+  std::vector<std::string> performance_cases;
+  for (const Case& c : suite.cases)
+    if (c.has_performance) performance_cases.push_back(c.name);
   for (const auto& t : r.tests) {
-    if (t.kind != TestKind::Correctness) continue;
+    if (t.kind != TestKind::Correctness ||
+        std::find(performance_cases.begin(), performance_cases.end(), t.name) != performance_cases.end())
+      continue;
     ctx.any_case_correct |= t.status == Status::Passed;
     if (t.status == Status::Failed && !t.comparison) ctx.cases_runner_failed.push_back(t.name);
   }
@@ -42,6 +59,7 @@ void Grading::run_checks(CheckStage stage) {
 }
 
 std::unique_ptr<DeviceHold> Grading::take_shared_hold() {
+  if (alone) return nullptr;  // only the main thread holds it, once the timed inputs' thread has ended
   const auto t0 = Clock::now();
   auto hold = backend->shared_hold();
   if (!hold) return nullptr;
@@ -49,6 +67,18 @@ std::unique_ptr<DeviceHold> Grading::take_shared_hold() {
   shared_wait_s += seconds_since(t0);
   ++shared_holds;
   return hold;
+}
+
+std::map<std::string, PreparedCase>& Grading::timed_cases_made() {
+  if (timed_inputs.valid()) timed_made = timed_inputs.get();
+  return timed_made;
+}
+
+void Grading::hold_alone(double baseline_start_s) {
+  if (alone) return;
+  (void)timed_cases_made();
+  if (baseline) (void)baseline->ready(baseline_start_s);
+  alone = backend->exclusive_hold();
 }
 
 PreparedCase Grading::prepare(const Case& c) {

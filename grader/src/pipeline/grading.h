@@ -59,6 +59,10 @@ struct Grading {
   // Before session, so that it outlives session's sweeps (RunnerSession::spare).
   std::unique_ptr<RunnerSession> baseline;  // the grader's baseline runner, where cases are timed
   std::unique_ptr<RunnerSession> session;
+  // The device held to itself from the counted launch (pipeline/case_run.cpp)
+  // to the end of the timing: one exclusive hold a grading, the performance
+  // cases' checks and the timing inside it. After backend, which it reports to.
+  std::unique_ptr<DeviceHold> alone;
   std::vector<TimedCase> to_time;  // performance cases checked correct, waiting for their timing
   std::vector<SizeOutcome> outcomes;
   std::vector<CountedCase> counted;  // each case's checked launch as the CPU layer counted it
@@ -73,6 +77,7 @@ struct Grading {
   std::mutex hold_stats_mutex;
   double shared_wait_s = 0;  // time spent waiting for untimed holds
   int shared_holds = 0;
+  std::map<std::string, PreparedCase> timed_made;  // timed_inputs' result, once waited for
   // The timed cases' inputs and oracle results, made on a second thread while
   // the sanitizer runs. Last: destroyed first, it waits for that thread, which
   // uses the members above.
@@ -83,13 +88,25 @@ struct Grading {
   }
   bool wanted(Visibility v) const { return !opts.public_only || v == Visibility::Public; }
   std::size_t index_of(const std::string& test_name) const;
+  // A case at the shape of a structure check this grading runs: the case whose
+  // loads the check counts. It runs after the other correctness cases, on
+  // every backend (correctness_stage.cpp), so that a case is the same call of
+  // the program on each.
+  bool at_structure_shape(const Case& c) const;
   // Every test not set aside is marked not run, with `why`.
   void fail_all(GradeState state, const std::string& why);
   // Grades the part of each of the suite's checks that belongs to `stage`.
   void run_checks(CheckStage stage);
-  // A shared hold on the device for one untimed step. Never asked for while
-  // this grading holds the device to itself: it would wait for itself.
+  // A shared hold on the device for one untimed step; nullptr while this
+  // grading holds the device to itself (`alone`): it would wait for itself.
   std::unique_ptr<DeviceHold> take_shared_hold();
+  // Takes the device to itself until `alone` is released, if it does not hold
+  // it already: first the timed cases' inputs are waited for (their thread
+  // takes shared holds) and the baseline runner's start-up (no process
+  // start-up inside the hold).
+  void hold_alone(double baseline_start_s);
+  // The timed cases' inputs and oracle results, waited for (once).
+  std::map<std::string, PreparedCase>& timed_cases_made();
   // A case's inputs and FP64 oracle result (also on a second thread).
   PreparedCase prepare(const Case& c);
   // The same with the oracle still being computed on a second thread

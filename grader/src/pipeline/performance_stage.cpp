@@ -44,21 +44,23 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   // The baseline runner (begun with the correctness cases) holds only the
   // grader's reference kernels. It is waited for outside any hold, and its
   // first buffers are made under a shared one (they use a GPU another
-  // grading may be timing): the exclusive hold covers timed work only.
+  // grading may be timing), unless the grading holds the GPU to itself since
+  // its counted case: then that hold goes on to the end of the timing.
   RunnerSession& baseline = *g.baseline;
   const auto limit = [&g](const TimedCase& t) { return g.backend->case_time_limit(*t.c); };
   const MeasureLog log = [&g](const TakeNote& note) { g.log(take_log_line(note)); };
   const TakePolicy policy;
   const std::string& scratch = g.runner_config.scratch_dir;
   {
+    // Under the grading's hold since its counted case, or a shared one here.
     const Case& first = *cases.front().c;
     (void)baseline.ready(g.backend->case_time_limit(first));
     const auto hold = g.take_shared_hold();
     (void)baseline.time_seeded(first.m, first.k, first.n, 1, proto::Launch::None, g.backend->case_time_limit(first));
   }
-  if (!g.opts.gpu_lock.empty()) g.log(waiting_for_exclusive_log_line());
+  if (!g.opts.gpu_lock.empty() && !g.alone) g.log(waiting_for_exclusive_log_line());
   {
-    const auto hold = g.backend->exclusive_hold();
+    const std::unique_ptr<DeviceHold> hold = g.alone ? std::move(g.alone) : g.backend->exclusive_hold();
     for (TimedCase& t : cases) time_student(*g.session, baseline, t, limit(t), scratch, policy, log);
     // The student's runner ends (and is reaped, with everything it started:
     // every process of this grading but the baseline runner's) before any
@@ -96,8 +98,9 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
 
 bool performance_check_stage(Grading& g) {
   // Each performance case is checked (untimed); all of them are timed by the
-  // next stage in one exclusive hold, which covers the timed requests only.
-  std::map<std::string, PreparedCase> made = g.timed_inputs.valid() ? g.timed_inputs.get() : decltype(made){};
+  // next stage in one exclusive hold. Where the counted case took that hold
+  // already (Grading::alone), the checks run inside it.
+  std::map<std::string, PreparedCase>& made = g.timed_cases_made();
   for (const Case& c : g.suite.cases) {
     if (!g.wanted(c.visibility) || !c.has_performance) continue;
     auto it = made.find(c.name);
@@ -110,6 +113,7 @@ bool performance_check_stage(Grading& g) {
 
 bool timing_stage(Grading& g) {
   if (!g.to_time.empty()) time_cases(g, g.to_time);
+  g.alone.reset();  // nothing timed: the hold since the counted case ends here
   g.r.gpu_exclusive_time = g.backend->exclusive_seconds();
   if (g.shared_holds > 0) g.log(shared_holds_line(g.shared_holds, g.shared_wait_s));
   g.session->stop();
