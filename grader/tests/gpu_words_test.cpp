@@ -54,7 +54,8 @@ TEST(GpuWords, GradeLogLines) {
   EXPECT_EQ(ncu_hung_log_line(), "ncu hung beside other gradings: run again with the GPU to itself");
   EXPECT_EQ(ncu_loads_log_line(512, 256, 128), "ncu: global loads at 512x256x128");
   EXPECT_EQ(counters_loads_log_line(1024, 512, 256), "structure: global loads at 1024x512x256 (the GPU's counters)");
-  EXPECT_EQ(counter_opened_log_line(0.357227), "load counter opened in 0.357227 s");
+  EXPECT_EQ(counter_opened_log_line(0.25, 0.107227),
+            "load counter opened in 0.107227 s (prepared before the hold in 0.250000 s)");
   EXPECT_EQ(counter_samples_lost(), "the GPU's sample buffer overflowed");
   EXPECT_EQ(counter_not_built(), "this grader was built without CUPTI's PM sampling");
   EXPECT_EQ(device_not_quiet(164123.0, 5), "the device was not quiet before the launch (164123 loads of other work in 5 ms)");

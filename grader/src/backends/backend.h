@@ -76,9 +76,10 @@ class LoadWindow {
   virtual std::optional<double> close(std::string& why) = 0;
 };
 
-// The windows of one counted launch (backends/load_count.h): the counter is
-// opened once for all of them, inside an exclusive hold, and closed with this
-// object, before the hold ends.
+// The windows of one counted launch (backends/load_count.h): the counter's
+// host-side set-up is made with this object, before the exclusive hold; the
+// first window enables it on the device, inside the hold; it is disabled with
+// this object, before the hold ends.
 class LoadWindows {
  public:
   virtual ~LoadWindows() = default;
@@ -170,9 +171,10 @@ class Backend {
   // Whether checked launches can be counted by load_windows (else the
   // runner's reply counts, where it does: the CPU layer).
   virtual bool counts_from_outside() const { return false; }
-  // Windows on the device's load counter for one counted launch, made inside
-  // an exclusive hold (it counts the whole device) and ended before the hold
-  // ends; nullptr where this backend counts nothing from outside.
+  // Windows on the device's load counter for one counted launch, made before
+  // an exclusive hold (it counts the whole device: its windows open inside
+  // it) and ended before the hold ends; nullptr where this backend counts
+  // nothing from outside.
   virtual std::unique_ptr<LoadWindows> load_windows() { return nullptr; }
 
   // Empty when performance is measured here, else why not (for the report).

@@ -43,9 +43,9 @@ bool counts_this_case(const Grading& g, const Case& c) {
 // taken here lasts to the end of the timing (Grading::alone): one wait for the
 // device to itself a grading, and no second runner started for the count.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, const CaseSchedule& schedule, CheckedRun& run) {
+  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();  // prepared before the hold
   g.hold_alone(run.limit_s);
   run.counted_outside = true;
-  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
   CountedLaunch counted = count_launch_twice(
       *windows, [&] { return g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule); });
   run.out = std::move(counted.out);

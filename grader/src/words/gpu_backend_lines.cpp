@@ -89,7 +89,9 @@ std::string counters_loads_log_line(int m, int k, int n) {
   return fmt::format("structure: global loads at {}x{}x{} (the GPU's counters)", m, k, n);
 }
 
-std::string counter_opened_log_line(double seconds) { return fmt::format("load counter opened in {:f} s", seconds); }
+std::string counter_opened_log_line(double prepared_s, double enabled_s) {
+  return fmt::format("load counter opened in {:f} s (prepared before the hold in {:f} s)", enabled_s, prepared_s);
+}
 
 std::string counter_samples_lost() { return "the GPU's sample buffer overflowed"; }
 std::string counter_not_started() { return "the counter was not started"; }

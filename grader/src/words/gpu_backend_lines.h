@@ -51,8 +51,9 @@ std::string ncu_hung_log_line();
 std::string ncu_loads_log_line(int m, int k, int n);
 // The GPU's counters count a launch of the structure check's own at m x k x n.
 std::string counters_loads_log_line(int m, int k, int n);
-// The load counter was set up (inside the exclusive hold) in `seconds`.
-std::string counter_opened_log_line(double seconds);
+// The load counter was enabled (inside the exclusive hold) in `enabled_s`,
+// its host-side set-up made before the hold in `prepared_s`.
+std::string counter_opened_log_line(double prepared_s, double enabled_s);
 // Why the load counter (backends/gpu/pm_loads.cpp) counted nothing: samples
 // were lost; a window was closed that was never opened; the grader was built
 // without CUPTI's PM sampling.

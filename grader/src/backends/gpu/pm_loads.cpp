@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -52,6 +53,9 @@ std::string cupti_error(const char* call, CUptiResult e) {
 }  // namespace
 
 struct PmLoadCounter::State {
+  int device = 0;
+  std::string chip;
+  bool host_deferred = false;  // the host would not configure without the availability image: enable() does
   bool profiler_initialised = false;
   CUpti_Profiler_Host_Object* host = nullptr;
   CUpti_PmSampling_Object* pm = nullptr;
@@ -151,7 +155,45 @@ struct PmLoadCounter::State {
 
 bool PmLoadCounter::built() { return true; }
 
-std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
+#define SG_CUPTI(call)                                      \
+  if (const CUptiResult e_ = (call); e_ != CUPTI_SUCCESS) { \
+    why = cupti_error(#call, e_);                           \
+    return false;                                           \
+  }
+
+namespace {
+
+// The host-side configuration of the load metric: the configuration image
+// SetConfig takes, from the chip's name and, where given, the device's
+// counter availability image.
+bool configure_host(PmLoadCounter::State& s, const char* chip, const std::uint8_t* availability, std::string& why) {
+  auto host = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
+  host.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
+  host.pChipName = chip;
+  host.pCounterAvailabilityImage = availability;
+  SG_CUPTI(cuptiProfilerHostInitialize(&host));
+  s.host = host.pHostObject;
+  const char* metrics[] = {kLoadMetric};
+  auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
+  add.pHostObject = s.host;
+  add.ppMetricNames = metrics;
+  add.numMetrics = 1;
+  SG_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
+  auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
+  size.pHostObject = s.host;
+  SG_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
+  s.config.resize(size.configImageSize);
+  auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
+  image.pHostObject = s.host;
+  image.configImageSize = s.config.size();
+  image.pConfigImage = s.config.data();
+  SG_CUPTI(cuptiProfilerHostGetConfigImage(&image));
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<PmLoadCounter> PmLoadCounter::prepare(std::string& why) {
   const auto t0 = std::chrono::steady_clock::now();
   int device = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) {
@@ -163,67 +205,78 @@ std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
     return nullptr;
   }
   auto s = std::make_unique<State>();
-#define SG_CUPTI(call)                      \
-  if (const CUptiResult e_ = (call); e_ != CUPTI_SUCCESS) { \
-    why = cupti_error(#call, e_);           \
-    return nullptr;                         \
+  s->device = device;
+  const bool ready = [&]() -> bool {
+    auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+    SG_CUPTI(cuptiProfilerInitialize(&init));
+    s->profiler_initialised = true;
+    auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+    chip.deviceIndex = static_cast<std::size_t>(device);
+    SG_CUPTI(cuptiDeviceGetChipName(&chip));
+    s->chip = chip.pChipName;
+    // Without the device's availability image (which a chip of the toolkit's
+    // own time does not need): asking for it touches the device's counters.
+    // Where the host will not configure without it, enable() does it all.
+    std::string ignored;
+    if (!configure_host(*s, s->chip.c_str(), nullptr, ignored)) s->host_deferred = true;
+    return true;
+  }();
+  if (!ready) return nullptr;
+  std::unique_ptr<PmLoadCounter> counter(new PmLoadCounter(std::move(s)));
+  counter->prepare_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return counter;
+}
+
+bool PmLoadCounter::enable(std::string& why) {
+  const auto t0 = std::chrono::steady_clock::now();
+  State& s = *s_;
+  const std::size_t device = static_cast<std::size_t>(s.device);
+  if (s.host_deferred) {
+    if (s.host) {
+      auto p = params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+      p.pHostObject = s.host;
+      cuptiProfilerHostDeinitialize(&p);
+      s.host = nullptr;
+    }
+    auto avail = params<CUpti_PmSampling_GetCounterAvailability_Params>(CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
+    avail.deviceIndex = device;
+    SG_CUPTI(cuptiPmSamplingGetCounterAvailability(&avail));
+    s.availability.resize(avail.counterAvailabilityImageSize);
+    avail.pCounterAvailabilityImage = s.availability.data();
+    SG_CUPTI(cuptiPmSamplingGetCounterAvailability(&avail));
+    if (!configure_host(s, s.chip.c_str(), s.availability.data(), why)) return false;
   }
-  auto init = params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
-  SG_CUPTI(cuptiProfilerInitialize(&init));
-  s->profiler_initialised = true;
-  auto chip = params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-  chip.deviceIndex = static_cast<std::size_t>(device);
-  SG_CUPTI(cuptiDeviceGetChipName(&chip));
-  auto avail = params<CUpti_PmSampling_GetCounterAvailability_Params>(CUpti_PmSampling_GetCounterAvailability_Params_STRUCT_SIZE);
-  avail.deviceIndex = static_cast<std::size_t>(device);
-  SG_CUPTI(cuptiPmSamplingGetCounterAvailability(&avail));
-  s->availability.resize(avail.counterAvailabilityImageSize);
-  avail.pCounterAvailabilityImage = s->availability.data();
-  SG_CUPTI(cuptiPmSamplingGetCounterAvailability(&avail));
-  auto host = params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-  host.profilerType = CUPTI_PROFILER_TYPE_PM_SAMPLING;
-  host.pChipName = chip.pChipName;
-  host.pCounterAvailabilityImage = s->availability.data();
-  SG_CUPTI(cuptiProfilerHostInitialize(&host));
-  s->host = host.pHostObject;
-  const char* metrics[] = {kLoadMetric};
-  auto add = params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = s->host;
-  add.ppMetricNames = metrics;
-  add.numMetrics = 1;
-  SG_CUPTI(cuptiProfilerHostConfigAddMetrics(&add));
-  auto size = params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-  size.pHostObject = s->host;
-  SG_CUPTI(cuptiProfilerHostGetConfigImageSize(&size));
-  s->config.resize(size.configImageSize);
-  auto image = params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-  image.pHostObject = s->host;
-  image.configImageSize = s->config.size();
-  image.pConfigImage = s->config.data();
-  SG_CUPTI(cuptiProfilerHostGetConfigImage(&image));
   auto enable = params<CUpti_PmSampling_Enable_Params>(CUpti_PmSampling_Enable_Params_STRUCT_SIZE);
-  enable.deviceIndex = static_cast<std::size_t>(device);
+  enable.deviceIndex = device;
   SG_CUPTI(cuptiPmSamplingEnable(&enable));
-  s->pm = enable.pPmSamplingObject;
+  s.pm = enable.pPmSamplingObject;
   auto config = params<CUpti_PmSampling_SetConfig_Params>(CUpti_PmSampling_SetConfig_Params_STRUCT_SIZE);
-  config.pPmSamplingObject = s->pm;
-  config.configSize = s->config.size();
-  config.pConfig = s->config.data();
+  config.pPmSamplingObject = s.pm;
+  config.configSize = s.config.size();
+  config.pConfig = s.config.data();
   config.hardwareBufferSize = kHardwareBufferBytes;
   config.samplingInterval = kIntervalNs;
   config.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
   config.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
   SG_CUPTI(cuptiPmSamplingSetConfig(&config));
+  const char* metrics[] = {kLoadMetric};
   auto data = params<CUpti_PmSampling_GetCounterDataSize_Params>(CUpti_PmSampling_GetCounterDataSize_Params_STRUCT_SIZE);
-  data.pPmSamplingObject = s->pm;
+  data.pPmSamplingObject = s.pm;
   data.pMetricNames = metrics;
   data.numMetrics = 1;
   data.maxSamples = kMaxSamples;
   SG_CUPTI(cuptiPmSamplingGetCounterDataSize(&data));
-  s->data.resize(data.counterDataSize);
+  s.data.resize(data.counterDataSize);
+  enable_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return true;
+}
 #undef SG_CUPTI
-  std::unique_ptr<PmLoadCounter> counter(new PmLoadCounter(std::move(s)));
-  counter->setup_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+bool PmLoadCounter::enabled() const { return s_->pm != nullptr; }
+
+std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
+  std::unique_ptr<PmLoadCounter> counter = prepare(why);
+  if (!counter || !counter->enable(why)) return nullptr;
   return counter;
 }
 
@@ -280,10 +333,22 @@ struct PmLoadCounter::State {};
 
 bool PmLoadCounter::built() { return false; }
 
+std::unique_ptr<PmLoadCounter> PmLoadCounter::prepare(std::string& why) {
+  why = counter_not_built();
+  return nullptr;
+}
+
 std::unique_ptr<PmLoadCounter> PmLoadCounter::open(std::string& why) {
   why = counter_not_built();
   return nullptr;
 }
+
+bool PmLoadCounter::enable(std::string& why) {
+  why = counter_not_built();
+  return false;
+}
+
+bool PmLoadCounter::enabled() const { return false; }
 
 bool PmLoadCounter::start(std::string& why) {
   why = counter_not_built();

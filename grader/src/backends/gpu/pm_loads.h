@@ -17,12 +17,19 @@ class PmLoadCounter {
  public:
   // Whether this judge was built with CUPTI's PM sampling (CUDA 12.6 or later).
   static bool built();
-  // PM sampling enabled on the judge's current CUDA device, or nullptr and
-  // why not (no permission, another profiler holds the device, not
-  // supported). Enabled PM sampling keeps every other profiler off the
-  // device: open it inside an exclusive hold and destroy it before the hold ends.
-  // All of it: even its host-side set-up, made before the hold, keeps another
-  // process's counter from enabling (CUPTI_ERROR_HARDWARE_BUSY, grader/bench/RESULTS.md).
+  // The counter's host-side set-up on the judge's current CUDA device (the
+  // profiler, the chip's name, the load metric's configuration), or nullptr
+  // and why not. It asks nothing of the device's counters, so it is made
+  // before the exclusive hold (grader/bench/RESULTS.md: an earlier set-up that
+  // read the device's counter availability there kept another process's
+  // counter from enabling, CUPTI_ERROR_HARDWARE_BUSY).
+  static std::unique_ptr<PmLoadCounter> prepare(std::string& why);
+  // PM sampling enabled on the device with the prepared configuration. It
+  // keeps every other profiler off the device: enable it inside an exclusive
+  // hold and destroy the counter before the hold ends.
+  bool enable(std::string& why);
+  bool enabled() const;
+  // prepare, then enable.
   static std::unique_ptr<PmLoadCounter> open(std::string& why);
   ~PmLoadCounter();
   PmLoadCounter(const PmLoadCounter&) = delete;
@@ -33,15 +40,16 @@ class PmLoadCounter {
   // Ends it: the warp-level global (and local) load instructions every SM
   // executed in it, or nullopt and why (samples lost, a CUPTI call failed).
   std::optional<double> stop(std::string& why);
-  // The counter's set-up time (open), in seconds.
-  double setup_seconds() const { return setup_s_; }
+  // The set-up's times, in seconds: prepare (before the hold) and enable (inside it).
+  double prepare_seconds() const { return prepare_s_; }
+  double enable_seconds() const { return enable_s_; }
 
   struct State;
 
  private:
   explicit PmLoadCounter(std::unique_ptr<State> s);
   std::unique_ptr<State> s_;
-  double setup_s_ = 0;
+  double prepare_s_ = 0, enable_s_ = 0;
 };
 
 }  // namespace sg

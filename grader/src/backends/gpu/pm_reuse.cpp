@@ -32,16 +32,21 @@ class PmWindow : public LoadWindow {
   bool closed_ = false;
 };
 
-// The counter is enabled once for a launch's windows (enabling it costs some
-// tenths of a second, all inside the exclusive hold) and disabled with this object.
+// The counter is prepared when this object is made (host-side work, before
+// the exclusive hold), enabled once for a launch's windows (inside the hold)
+// and disabled with this object.
 class PmWindows : public LoadWindows {
  public:
-  explicit PmWindows(std::function<void(const std::string&)> log) : log_(std::move(log)) {}
+  explicit PmWindows(std::function<void(const std::string&)> log)
+      : log_(std::move(log)), counter_(PmLoadCounter::prepare(why_not_)) {}
   std::unique_ptr<LoadWindow> open(std::string& why) override {
     if (!counter_) {
-      counter_ = PmLoadCounter::open(why);
-      if (!counter_) return nullptr;
-      if (log_) log_(counter_opened_log_line(counter_->setup_seconds()));
+      why = why_not_;
+      return nullptr;
+    }
+    if (!counter_->enabled()) {
+      if (!counter_->enable(why)) return nullptr;
+      if (log_) log_(counter_opened_log_line(counter_->prepare_seconds(), counter_->enable_seconds()));
     }
     if (!counter_->start(why)) return nullptr;
     // The device must be quiet before the launch: loads in an empty window come
@@ -59,6 +64,7 @@ class PmWindows : public LoadWindows {
 
  private:
   std::function<void(const std::string&)> log_;
+  std::string why_not_;  // why it could not be prepared
   std::unique_ptr<PmLoadCounter> counter_;
 };
 
@@ -95,10 +101,11 @@ std::optional<ReuseMeasurement> reuse_from_counters(const Check& c, const Saniti
     const CaseInputs in = make_inputs(c.m, c.k, c.n, Distribution::Uniform, ctx.seed ^ 0x57c0de5ull);
     CountedLaunch launch;
     {
+      std::unique_ptr<LoadWindows> windows = run.windows();  // prepared before the hold
       const std::unique_ptr<DeviceHold> hold = run.exclusive_hold();
-      const std::unique_ptr<LoadWindows> windows = run.windows();
       launch = count_launch_twice(*windows,
                                   [&] { return ctx.session->run(c.m, c.k, c.n, in.a, in.b, run.time_limit_s); });
+      windows.reset();  // the counter disabled before the hold ends
     }
     const bool completed = launch.out.kind == CaseOutcome::Kind::Ok;
     counted = CountedCase{c.m, c.k, c.n, completed, failure_cause(launch.out), launch.loads.value_or(0), 0,
