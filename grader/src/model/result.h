@@ -186,9 +186,10 @@ struct GradeResult {
   // bounds gradings per minute when a batch shares one GPU.
   double gpu_exclusive_time = 0;
   // Where the grading's wall time went, in order: "setup", "build",
-  // "correctness", "sanitizer", "prepare" (inputs and oracle of the timed
-  // cases), "performance" (with any wait for the GPU to itself). For batch
-  // throughput work; reports show only the total.
+  // "sanitizer", "correctness", "prepare" (the performance cases' checks),
+  // "performance" (with any wait for the GPU to itself), "checks" (those
+  // that need the cases' results). For batch throughput work; reports show
+  // only the total.
   std::vector<std::pair<std::string, double>> phase_seconds;
   std::optional<double> leaderboard_gflops;  // best correct, plausible GFLOP/s
 
