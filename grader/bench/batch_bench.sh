@@ -149,6 +149,34 @@ if x_waits:
     mean = sum(y - x for x, y, _ in long_shared) / max(len(long_shared), 1)
     print(f"         exclusive requests waited {sum(b - a for a, b, _ in x_waits):.1f} s, {behind:.1f} s of it behind other "
           f"gradings' shared holds of 0.25 s or more ({len(long_shared)} such holds, {mean:.2f} s on average)")
+# Inside each grading's exclusive hold, step by step (its grade log's lines
+# in their order): where the serial part of a batch goes, for gradings that
+# timed every case.
+steps = [("the counter", "load counter opened"), ("the counted launches", "case "),
+         ("the performance checks", "timing "), ("the student's takes", "ending the student's runner"),
+         ("ending its runner", "timing the baselines"), ("the baselines", "cuBLAS"),
+         ("cuBLAS", "gives the GPU back")]
+inside = {name: [] for name, _ in steps}
+for f in pathlib.Path(out).glob("*/grade.log"):
+    times, t0, after = {}, None, False
+    for line in f.read_text(errors="replace").splitlines():
+        m = stamp.match(line)
+        if not m: continue
+        t, what = float(m.group(1)), m.group(2)
+        if what.startswith("has the GPU to itself") and t0 is None: t0 = t; continue
+        if t0 is None: continue
+        for name, starts in steps:
+            if name not in times and what.startswith(starts) and (name != "the counted launches" or "the counter" in times):
+                times[name] = t
+        if what.startswith("gives the GPU back"): break  # the first hold only
+    if t0 is not None and len(times) == len(steps):
+        prev = t0
+        for name, _ in steps:
+            inside[name].append(times[name] - prev); prev = times[name]
+done = len(inside["cuBLAS"])
+if done:
+    print(f"         inside the exclusive hold ({done} gradings that timed every case, means): " +
+          ", ".join(f"{name} {sum(v) / done:.2f} s" for name, v in inside.items()))
 if samples:
     kinds = ["grade", "runner", "compute-sanitiz", "cicc", "ptxas", "nvcc", "cc1plus", "nvlink", "fatbinary"]
     print(f"         machine: CPU busy {sum(busy) / max(len(busy), 1):.0f}%, GPU busy {sum(gpu) / max(len(gpu), 1):.0f}%;"
