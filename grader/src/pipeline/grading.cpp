@@ -1,7 +1,5 @@
 #include "pipeline/grading.h"
 
-#include <algorithm>
-
 #include "model/plan.h"
 #include "words/case_report.h"
 #include "words/grading_log.h"
@@ -40,15 +38,11 @@ void Grading::run_checks(CheckStage stage) {
   ctx.sanitizer.counted = counted;
   ctx.sanitizer.session = stage == CheckStage::BeforeCases ? nullptr : session.get();
   // The correctness cases' results, not the performance cases' checks: the
-  // CPU backend runs none of those, and a GPU now checks them before the
-  // checks are graded.
-  std::vector<std::string> performance_cases;
-  for (const Case& c : suite.cases)
-    if (c.has_performance) performance_cases.push_back(c.name);
-  for (const auto& t : r.tests) {
-    if (t.kind != TestKind::Correctness ||
-        std::find(performance_cases.begin(), performance_cases.end(), t.name) != performance_cases.end())
-      continue;
+  // CPU backend runs none of those, and a GPU checks them before the checks
+  // are graded.
+  for (const Case& c : suite.cases) {
+    if (!wanted(c.visibility) || c.has_performance) continue;
+    const TestResult& t = r.tests[index_of(c.name)];
     ctx.any_case_correct |= t.status == Status::Passed;
     if (t.status == Status::Failed && !t.comparison) ctx.cases_runner_failed.push_back(t.name);
   }

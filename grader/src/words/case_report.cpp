@@ -25,16 +25,17 @@ void mark_stopped(TestResult& t, const std::string& verdict, const std::string& 
 }
 
 std::string not_measured_verdict(const TimedFailure& f) {
-  const std::string baseline = std::string(kNotMeasured) + "the grader's baseline runner failed: ";
+  const std::string baseline = "the grader's baseline runner failed: ";
   switch (f.step) {
     case TimedStep::Yardstick:
-    case TimedStep::Baselines: return baseline + runner_failure(f.request);
+    case TimedStep::Baselines: return not_measured(baseline + runner_failure(f.request));
     case TimedStep::ReferenceOutput:
-      return baseline + "the reference's own timed output failed the check: " + output_fault_text(f.reference_wrong);
-    case TimedStep::StudentSamples: return std::string(kNotMeasured) + "the timed launches failed: " + runner_failure(f.request);
+      return not_measured(baseline + "the reference's own timed output failed the check: " +
+                          output_fault_text(f.reference_wrong));
+    case TimedStep::StudentSamples: return not_measured("the timed launches failed: " + runner_failure(f.request));
     case TimedStep::Probe:
-      return std::string(kNotMeasured) + "the timed launches failed: the grader's baseline runner failed between the samples: " +
-             runner_failure(f.request);
+      return not_measured("the timed launches failed: the grader's baseline runner failed between the samples: " +
+                          runner_failure(f.request));
   }
   return "";
 }

@@ -166,7 +166,7 @@ std::string structure_without_a_correct_case(const std::string& verdict) {
 }
 
 std::string register_tiling_not_measured() {
-  return std::string(kNotMeasured) + "no structure check counted the kernel's global loads";
+  return not_measured("no structure check counted the kernel's global loads");
 }
 
 std::string sanitizer_failed_in_covered_cases(const std::vector<std::string>& cases) {

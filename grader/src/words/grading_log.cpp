@@ -23,7 +23,7 @@ std::string ending_runner_log_line() { return "ending the student's runner"; }
 std::string cublas_log_line() { return "cuBLAS"; }
 std::string checking_outputs_log_line() { return "checking the timed outputs"; }
 std::string performance_not_measured(bool result_wrong, const std::string& case_verdict) {
-  return result_wrong ? "no performance points: the case's result is wrong" : std::string(kNotMeasured) + case_verdict;
+  return result_wrong ? "no performance points: the case's result is wrong" : not_measured(case_verdict);
 }
 
 std::string machine_ran_out_log_line(const std::string& what, const std::string& detail, bool again) {

@@ -17,5 +17,7 @@ inline constexpr std::string_view kVerdictPreambles[] = {kNotRun, kNotGraded, kN
 inline std::string not_run(const std::string& why) { return std::string(kNotRun) + why; }
 // "not graded: " and why (a batch's student whose grading did not finish).
 inline std::string not_graded(const std::string& why) { return std::string(kNotGraded) + why; }
+// "not measured: " and why (a timed case or a figure that could not be measured).
+inline std::string not_measured(const std::string& why) { return std::string(kNotMeasured) + why; }
 
 }  // namespace sg
