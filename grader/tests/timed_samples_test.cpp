@@ -206,13 +206,34 @@ TEST_F(TimedSamples, AnOutputFileThatIsALinkOrOfTheWrongSizeEarnsNothing) {
 TEST_F(TimedSamples, BaselinesOverheadAndNaiveAreTakenInterleaved) {
   sg::RunnerSession session(config(runner_, "honest", dir_));
   sg::TimingEvidence e;
-  EXPECT_EQ(said(sg::time_baseline_samples(session, small_case(), 30, e)), "");
+  sg::TimedOutput reference;
+  EXPECT_EQ(said(sg::time_baseline_samples(session, small_case(), 30, e, reference)), "");
   EXPECT_EQ(e.overhead_ms.size(), 5u);
   EXPECT_EQ(e.reference_ms.size(), 5u);
   EXPECT_EQ(e.naive_ms.size(), 3u);  // a landmark: three samples are enough
   EXPECT_EQ(e.reference_event_ms.size(), 5u);
   EXPECT_EQ(e.naive_event_ms.size(), 3u);
   EXPECT_TRUE(e.student_ms.empty());
+  // The reference's last output waits in its file, checked later (after the hold).
+  ASSERT_TRUE(reference.written);
+  EXPECT_TRUE(fs::is_regular_file(dir_ / sg::proto::seeded_output_name(reference.seed)));
+  session.stop();
+  EXPECT_EQ(said(sg::check_reference_output(dir_.string(), small_case(), reference)), "");
+  EXPECT_FALSE(fs::exists(dir_ / sg::proto::seeded_output_name(reference.seed)));  // removed once read
+}
+
+// A baseline runner whose reference output fails the student's test leaves
+// the case not measured, when the output is checked after the hold.
+TEST_F(TimedSamples, AWrongReferenceOutputIsFoundAfterTheSamples) {
+  sg::RunnerSession session(config(runner_, "short", dir_));
+  sg::TimingEvidence e;
+  sg::TimedOutput reference;
+  ASSERT_EQ(said(sg::time_baseline_samples(session, small_case(), 30, e, reference)), "");
+  session.stop();
+  const std::optional<sg::TimedFailure> wrong = sg::check_reference_output(dir_.string(), small_case(), reference);
+  ASSERT_TRUE(wrong.has_value());
+  EXPECT_EQ(wrong->step, sg::TimedStep::ReferenceOutput);
+  EXPECT_EQ(wrong->reference_wrong.kind, sg::OutputFault::Kind::WrongSize) << said(wrong);
 }
 
 // The GPU's pace around the student's samples: a yardstick of reference

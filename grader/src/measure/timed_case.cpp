@@ -78,7 +78,8 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
   for (int take = 1; take <= policy.max_takes; ++take) {
     begin_take(log, policy, timed.c->name, TakeSide::Baselines, take);
     TimingEvidence e = student_side;
-    if (std::optional<TimedFailure> failed = time_baseline_samples(baseline, *timed.c, limit_s, e)) {
+    TimedOutput reference;
+    if (std::optional<TimedFailure> failed = time_baseline_samples(baseline, *timed.c, limit_s, e, reference)) {
       timed.not_measured = std::move(failed);
       return;
     }
@@ -86,8 +87,13 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
     end_take(log, timed.c->name, TakeSide::Baselines, take, request_spread(e.reference_ms),
              pace_slowdown(e, e.reference_event_ms));
     if (policy.keeps(take, disturbance, timed.baseline_disturbance)) {
+      discard_output_files(baseline.scratch_dir(), {timed.reference_output});
       timed.evidence = std::move(e);
+      timed.reference_output = std::move(reference);
+      timed.reference_dir = baseline.scratch_dir();
       timed.baseline_disturbance = disturbance;
+    } else {
+      discard_output_files(baseline.scratch_dir(), {reference});
     }
     timed.baseline_takes = take;
     if (policy.ends_after(disturbance)) break;
@@ -96,6 +102,13 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
 
 void check_timed_outputs(const std::string& scratch, TimedCase& timed) {
   const auto t0 = Clock::now();
+  if (std::optional<TimedFailure> wrong = check_reference_output(timed.reference_dir, *timed.c, timed.reference_output)) {
+    timed.not_measured = std::move(wrong);
+    discard_output_files(scratch, timed.outputs);
+    timed.outputs = {};
+    timed.seconds += seconds_since(t0);
+    return;
+  }
   read_output_files(scratch, *timed.c, timed.outputs);
   check_student_outputs(*timed.c, timed.outputs, timed.evidence);
   timed.outputs = {};

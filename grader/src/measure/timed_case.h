@@ -24,6 +24,10 @@ struct TimedCase {
   CaseInputs inputs;   // for the cuBLAS roofline
   TimingEvidence evidence;
   std::vector<TimedOutput> outputs;  // the kept take's outputs, checked after the hold
+  // The kept baselines take's last reference output, in reference_dir (the
+  // baseline runner's scratch folder), checked after the hold too.
+  TimedOutput reference_output;
+  std::string reference_dir;
   // Why it was not measured, as facts (unset while it can be): the stage
   // that times has words/case_report.h's mark_not_run say it.
   std::optional<TimedFailure> not_measured;
@@ -58,7 +62,9 @@ void time_student(RunnerSession& student, RunnerSession& baseline, TimedCase& ti
 void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, const TakePolicy& policy,
                     const MeasureLog& log);
 
-// Reads and checks the kept take's outputs (every core, no GPU: after the hold).
+// Reads and checks the kept takes' outputs, the reference's first (every
+// core, no GPU: after the hold). A wrong reference output leaves the case not
+// measured (TimedCase::not_measured); the student's files are removed then.
 void check_timed_outputs(const std::string& scratch, TimedCase& timed);
 
 }  // namespace sg

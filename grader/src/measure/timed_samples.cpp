@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -64,6 +67,34 @@ OutputFault read_output_file(const std::string& dir, std::uint64_t seed, int m, 
   return why;
 }
 
+unsigned cores() { return std::clamp(std::thread::hardware_concurrency(), 1u, 16u); }
+
+// body(i) for every i in [0, count), on up to cores() threads at once, each
+// taking the next index; the first exception is thrown on here, after every
+// thread has ended.
+template <typename Body>
+void for_each_index(std::size_t count, Body body) {
+  std::atomic<std::size_t> next{0};
+  std::exception_ptr first;
+  std::mutex first_mutex;
+  auto work = [&] {
+    for (std::size_t i; (i = next++) < count;) {
+      try {
+        body(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(first_mutex);
+        if (!first) first = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const std::size_t workers = std::min<std::size_t>(cores(), count);
+  for (std::size_t t = 1; t < workers; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (first) std::rethrow_exception(first);
+}
+
 // Slot of the reference's samples in the baseline runner (time_baseline_samples' kinds).
 constexpr int kReferenceSlot = 1;
 
@@ -88,8 +119,13 @@ TimedFailure failed_at(TimedStep step, CaseOutcome request) {
 
 OutputFault check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
                                const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor) {
+  return check_timed_output(m, k, n, seed, c, committed, x_seed, factor, cores());
+}
+
+OutputFault check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
+                               const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor,
+                               unsigned threads) {
   OutputFault fault;
-  const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 16u);
   const seeded::Digest d = seeded::host_digest(c.data(), c.size(), threads);
   if (d.a != committed.digest_a || d.b != committed.digest_b) {
     fault.kind = OutputFault::Kind::NotCommitted;
@@ -175,8 +211,10 @@ std::optional<CaseOutcome> write_output_files(RunnerSession& runner, const Case&
 }
 
 void read_output_files(const std::string& dir, const Case& c, std::vector<TimedOutput>& outputs) {
-  for (TimedOutput& o : outputs)
+  for_each_index(outputs.size(), [&](std::size_t i) {
+    TimedOutput& o = outputs[i];
     if (o.written && o.c.empty() && !o.unreadable.wrong()) o.unreadable = read_output_file(dir, o.seed, c.m, c.n, o.c);
+  });
 }
 
 void discard_output_files(const std::string& dir, const std::vector<TimedOutput>& outputs) {
@@ -185,20 +223,29 @@ void discard_output_files(const std::string& dir, const std::vector<TimedOutput>
 }
 
 void check_student_outputs(const Case& c, const std::vector<TimedOutput>& outputs, TimingEvidence& e) {
+  // x is drawn only now, after the runner has written its outputs.
   FreshSeeds seeds;
-  for (const TimedOutput& o : outputs) {
-    // x is drawn only now, after the runner has written its output.
-    OutputFault wrong = o.unreadable;
+  std::vector<std::uint64_t> x_seeds(outputs.size());
+  for (std::uint64_t& x : x_seeds) x = seeds.next();
+  // One output a core, each checked on one thread: the outputs are many and
+  // alike, so no core waits for another's share of one output.
+  std::vector<OutputFault> faults(outputs.size());
+  for_each_index(outputs.size(), [&](std::size_t i) {
+    const TimedOutput& o = outputs[i];
+    OutputFault& wrong = faults[i];
+    wrong = o.unreadable;
     if (!wrong.wrong() && o.c.empty()) wrong.kind = OutputFault::Kind::NeverWritten;
     if (!wrong.wrong())
-      wrong = check_timed_output(c.m, c.k, c.n, o.seed, o.c, o.committed, seeds.next(), c.tolerance_factor);
-    if (wrong.wrong() && e.wrong_outputs++ == 0) e.first_wrong_output = wrong;
-    e.unreadable_outputs += o.unreadable.unreadable();
+      wrong = check_timed_output(c.m, c.k, c.n, o.seed, o.c, o.committed, x_seeds[i], c.tolerance_factor, 1);
+  });
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (faults[i].wrong() && e.wrong_outputs++ == 0) e.first_wrong_output = faults[i];
+    e.unreadable_outputs += outputs[i].unreadable.unreadable();
   }
 }
 
 std::optional<TimedFailure> time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s,
-                                                  TimingEvidence& e) {
+                                                  TimingEvidence& e, TimedOutput& reference) {
   FreshSeeds seeds;
   // Launch::None is the request overhead; the naive kernel is only a
   // landmark in the report and the slowest: a few samples of it are enough.
@@ -236,14 +283,26 @@ std::optional<TimedFailure> time_baseline_samples(RunnerSession& baseline, const
       if (kind == kNaive && s >= kNaiveSamples) continue;
       if (!sample(kind, true)) return failure;
     }
-  // The reference's last output held to the same test as the student's: a
-  // baseline runner that computed something else would show here.
-  CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, 1, last_seed);
+  // The reference's last output, written to its file now and held to the
+  // student's test after the hold (check_reference_output): a baseline
+  // runner that computed something else would show there.
+  CaseOutcome output = baseline.seeded_output(c.m, c.k, c.n, limit_s, kReferenceSlot, last_seed);
   if (output.kind != CaseOutcome::Kind::Ok) return failed_at(TimedStep::Baselines, std::move(output));
-  std::vector<float> reference_c;
-  OutputFault wrong = read_output_file(baseline.scratch_dir(), last_seed, c.m, c.n, reference_c);
+  reference = TimedOutput{};
+  reference.slot = kReferenceSlot;
+  reference.seed = last_seed;
+  reference.committed = last_reference;
+  reference.written = true;
+  return std::nullopt;
+}
+
+std::optional<TimedFailure> check_reference_output(const std::string& dir, const Case& c, TimedOutput& reference) {
+  if (!reference.written) return std::nullopt;  // no baselines were taken
+  OutputFault wrong = read_output_file(dir, reference.seed, c.m, c.n, reference.c);
   if (!wrong.wrong())
-    wrong = check_timed_output(c.m, c.k, c.n, last_seed, reference_c, last_reference, seeds.next(), c.tolerance_factor);
+    wrong = check_timed_output(c.m, c.k, c.n, reference.seed, reference.c, reference.committed, FreshSeeds().next(),
+                               c.tolerance_factor);
+  reference.c = {};
   if (!wrong.wrong()) return std::nullopt;
   TimedFailure f;
   f.step = TimedStep::ReferenceOutput;

@@ -33,6 +33,10 @@ struct TimedFailure {
 // between timed requests, never beside one.
 OutputFault check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
                                const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor);
+// The same on `threads` threads.
+OutputFault check_timed_output(int m, int k, int n, std::uint64_t seed, const std::vector<float>& c,
+                               const proto::ReplyHeader& committed, std::uint64_t x_seed, double factor,
+                               unsigned threads);
 
 // A timed student sample and its output: the runner writes the output to a
 // file in its scratch folder when asked (proto SeededOutput), and the judge
@@ -76,7 +80,8 @@ std::optional<CaseOutcome> write_output_files(RunnerSession& runner, const Case&
 
 // Reads every written output not yet read from its file in `dir` (the
 // runner's scratch folder), removing the file; a file that is missing, not
-// a regular file or of the wrong size leaves the output unreadable.
+// a regular file or of the wrong size leaves the output unreadable. Several
+// files at once, on every core.
 void read_output_files(const std::string& dir, const Case& c, std::vector<TimedOutput>& outputs);
 
 // Removes the files of written outputs that will not be read (a take of
@@ -84,15 +89,24 @@ void read_output_files(const std::string& dir, const Case& c, std::vector<TimedO
 void discard_output_files(const std::string& dir, const std::vector<TimedOutput>& outputs);
 
 // Checks every output (digest, then Freivalds' test with x drawn now) into
-// e.wrong_outputs and e.first_wrong_output; an unreadable one is wrong. Uses
-// every core: called after the timed requests, once the student's runner has ended.
+// e.wrong_outputs and e.first_wrong_output (the first in `outputs`' order);
+// an unreadable one is wrong. One output a core, on every core: called after
+// the timed requests, once the student's runner has ended.
 void check_student_outputs(const Case& c, const std::vector<TimedOutput>& outputs, TimingEvidence& e);
 
 // The overhead, reference and naive samples into e (the judge's clock and the
 // baseline runner's events), interleaved with the order rotating, and the
-// reference's last output checked. Nothing when every request was answered
-// and that output passed, else the failure.
+// reference's last output written to its file in the runner's scratch
+// folder (into `reference`). Nothing when every request was answered, else
+// the failure.
 std::optional<TimedFailure> time_baseline_samples(RunnerSession& baseline, const Case& c, double limit_s,
-                                                  TimingEvidence& e);
+                                                  TimingEvidence& e, TimedOutput& reference);
+
+// The reference's output that time_baseline_samples had written, read from
+// `dir` (the baseline runner's scratch folder, the file removed) and held to
+// the student's test (check_timed_output): nothing when it passed or none
+// was written, else the failure (TimedStep::ReferenceOutput). Every core, no
+// GPU: after the hold.
+std::optional<TimedFailure> check_reference_output(const std::string& dir, const Case& c, TimedOutput& reference);
 
 }  // namespace sg

@@ -38,7 +38,14 @@ std::uint64_t blocks_done(const std::string& path) {
 // factor * timeout_s in all and as long as `budget_s` lasts (spent here); an
 // empty progress_file counts nothing and gives none. Returns the limit in force.
 double limit_while_blocks_complete(int fd, Clock::time_point t0, double timeout_s, const std::string& progress_file,
-                                   double factor, double& budget_s, bool& extended) {
+                                   double factor, double& budget_s, bool& extended, double spin_s) {
+  // A timed request's reply is watched for without sleeping for its first
+  // spin_s: a judge woken from sleep adds its wake-up's jitter to the request
+  // (RESULTS.md: the requests' quartiles three times closer together).
+  while (spin_s > 0 && seconds_since(t0) < spin_s) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 0) != 0) return timeout_s;
+  }
   const double cap = timeout_s * std::max(1.0, factor);
   double limit = timeout_s;
   std::uint64_t seen = blocks_done(progress_file);
@@ -349,8 +356,9 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
   CaseOutcome out;
   proto::Reply& r = out.reply;
   // Waits for the reply to begin (no progress file: no extension).
+  const double spin_s = q.type == proto::RequestType::TimeSeeded ? kTimedReplySpinS : 0;
   limit = limit_while_blocks_complete(child_->reply_fd(), t0, timeout_s, cfg_.progress_file,
-                                      cfg_.progress_limit_factor, extension_left_s_, out.extended);
+                                      cfg_.progress_limit_factor, extension_left_s_, out.extended, spin_s);
   if (!cfg_.progress_file.empty()) out.limit_s = timeout_s;
   // A reply that began within the limit gets kReplyTransferS to arrive in
   // full: the limit bounds the work, and on a busy machine copying C through

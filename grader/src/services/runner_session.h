@@ -49,6 +49,10 @@ struct RunnerConfig {
 // Seconds a reply that began within its case's limit may take to arrive in
 // full, past that limit (RunnerSession::run and the other requests).
 inline constexpr double kReplyTransferS = 10;
+// Seconds the judge watches for a timed request's reply without sleeping,
+// before it waits asleep (a slower launch's request is long enough for a
+// wake-up's jitter not to matter).
+inline constexpr double kTimedReplySpinS = 0.05;
 
 struct CaseOutcome {
   // How the grading treats it. DiskQuota: the submission filled a folder's

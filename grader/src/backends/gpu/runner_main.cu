@@ -15,6 +15,7 @@
 // a tool's run from the others by its command line.
 #include <cuda_runtime.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -381,10 +382,24 @@ void make_partition(const sg::proto::RunCaseRequest& q, sg::gpu::SmPartition& pa
     r.message = "checked launches on the whole GPU: no partition of " + std::to_string(q.m) + " SMs (" + why + ")";
 }
 
+// After a timed request the next one (the take's next sample, or the one
+// after a probe) is watched for without sleeping, for a while: a runner woken
+// from sleep adds its wake-up's jitter to the judge's clock of that request.
+constexpr double kNextRequestSpinS = 0.02;
+void spin_for_request(double spin_s) {
+  const auto t0 = Clock::now();
+  while (ms_since(t0) < 1000 * spin_s) {
+    pollfd p{sg::proto::kRequestFd, POLLIN, 0};
+    if (poll(&p, 1, 0) != 0) return;
+  }
+}
+
 int serve() {
   sg::gpu::SmPartition partition;
   SeededState seeded;
+  bool timed_last = false;
   for (;;) {
+    if (timed_last) spin_for_request(kNextRequestSpinS);
     sg::proto::RunCaseRequest q;
     if (!sg::proto::read_all(sg::proto::kRequestFd, &q, sizeof(q))) return 0;  // judge closed the pipe
     if (q.magic != sg::proto::kMagic) return 4;
@@ -451,6 +466,7 @@ int serve() {
       r.header.digest_a = r.header.digest_b = 0;
     }
     if (!sg::proto::write_reply(sg::proto::kReplyFd, r)) return 4;
+    timed_last = q.type == sg::proto::RequestType::TimeSeeded;
     // After a sticky error the context is unusable: end, the judge starts a fresh runner.
     if (r.header.status == sg::proto::ReplyStatus::CudaError || r.header.status == sg::proto::ReplyStatus::LaunchError)
       return 5;
