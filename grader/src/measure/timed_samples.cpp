@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <mutex>
 #include <cerrno>
 #include <cstring>
+#include <exception>
+#include <mutex>
 #include <random>
 #include <thread>
 

@@ -40,8 +40,8 @@ std::uint64_t blocks_done(const std::string& path) {
 double limit_while_blocks_complete(int fd, Clock::time_point t0, double timeout_s, const std::string& progress_file,
                                    double factor, double& budget_s, bool& extended, double spin_s) {
   // A timed request's reply is watched for without sleeping for its first
-  // spin_s: a judge woken from sleep adds its wake-up's jitter to the request
-  // (RESULTS.md: the requests' quartiles three times closer together).
+  // spin_s: a judge woken from sleep adds its wake-up's jitter to the
+  // request's time on its clock (RESULTS.md).
   while (spin_s > 0 && seconds_since(t0) < spin_s) {
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, 0) != 0) return timeout_s;
