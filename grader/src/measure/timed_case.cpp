@@ -102,16 +102,12 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
 
 void check_timed_outputs(const std::string& scratch, TimedCase& timed) {
   const auto t0 = Clock::now();
-  if (std::optional<TimedFailure> wrong = check_reference_output(timed.reference_dir, *timed.c, timed.reference_output)) {
-    timed.not_measured = std::move(wrong);
-    discard_output_files(scratch, timed.outputs);
+  timed.not_measured = check_reference_output(timed.reference_dir, *timed.c, timed.reference_output);
+  if (!timed.failed()) {
+    read_output_files(scratch, *timed.c, timed.outputs);
+    check_student_outputs(*timed.c, timed.outputs, timed.evidence);
     timed.outputs = {};
-    timed.seconds += seconds_since(t0);
-    return;
   }
-  read_output_files(scratch, *timed.c, timed.outputs);
-  check_student_outputs(*timed.c, timed.outputs, timed.evidence);
-  timed.outputs = {};
   timed.seconds += seconds_since(t0);
 }
 

@@ -64,7 +64,8 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
 
 // Reads and checks the kept takes' outputs, the reference's first (every
 // core, no GPU: after the hold). A wrong reference output leaves the case not
-// measured (TimedCase::not_measured); the student's files are removed then.
+// measured (TimedCase::not_measured) and the student's outputs unread: a
+// case not measured has its files discarded by the caller, as any other.
 void check_timed_outputs(const std::string& scratch, TimedCase& timed);
 
 }  // namespace sg
