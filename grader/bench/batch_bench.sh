@@ -6,7 +6,8 @@
 #   grader/bench/batch_bench.sh [N_SUBMISSIONS=60] [SUITE=testcases/default.yaml]
 # Environment: CLASS (mix, nocrash or reference; see below), GRADE (default build/grade), BACKEND (default: gpu when
 # nvidia-smi lists a GPU, else cpu), JOBS (grade processes per GPU to try,
-# e.g. "4 8"; default the batch's own choice), KEEP=1 keeps the work folder,
+# e.g. "4 8"; default the batch's own choice), ONE_GPU=1 (only the one-GPU run
+# on a machine with more), KEEP=1 keeps the work folder,
 # LOGS=DIR saves each run's reports, grade logs and machine samples there.
 set -euo pipefail
 
@@ -156,27 +157,44 @@ steps = [("the counter", "load counter opened"), ("the counted launches", "case 
          ("the performance checks", "timing "), ("the student's takes", "ending the student's runner"),
          ("ending its runner", "timing the baselines"), ("the baselines", "cuBLAS"),
          ("cuBLAS", "gives the GPU back")]
+# A grading that took its baselines from the GPU's record (measure/baseline_book.h)
+# gives the GPU back after the student's takes.
+recorded_steps = steps[:4] + [("ending the runners", "gives the GPU back")]
 inside = {name: [] for name, _ in steps}
+inside_recorded = {name: [] for name, _ in recorded_steps}
+recorded = 0
 for f in pathlib.Path(out).glob("*/grade.log"):
+    text = f.read_text(errors="replace")
+    took_record = "from this GPU's record" in text
+    recorded += took_record
+    if took_record and "timing the baselines" not in text:
+        steps_here, table = recorded_steps, inside_recorded
+    else:
+        steps_here, table = steps, inside
     times, t0, after = {}, None, False
-    for line in f.read_text(errors="replace").splitlines():
+    for line in text.splitlines():
         m = stamp.match(line)
         if not m: continue
         t, what = float(m.group(1)), m.group(2)
         if what.startswith("has the GPU to itself") and t0 is None: t0 = t; continue
         if t0 is None: continue
-        for name, starts in steps:
+        for name, starts in steps_here:
             if name not in times and what.startswith(starts) and (name != "the counted launches" or "the counter" in times):
                 times[name] = t
         if what.startswith("gives the GPU back"): break  # the first hold only
-    if t0 is not None and len(times) == len(steps):
+    if t0 is not None and len(times) == len(steps_here):
         prev = t0
-        for name, _ in steps:
-            inside[name].append(times[name] - prev); prev = times[name]
+        for name, _ in steps_here:
+            table[name].append(times[name] - prev); prev = times[name]
 done = len(inside["cuBLAS"])
 if done:
     print(f"         inside the exclusive hold ({done} gradings that timed every case, means): " +
           ", ".join(f"{name} {sum(v) / done:.2f} s" for name, v in inside.items()))
+done = len(inside_recorded["ending the runners"])
+if recorded:
+    print(f"         baselines from the GPU's record in {recorded} gradings" + (
+          f"; inside their hold ({done} that timed every case, means): " +
+          ", ".join(f"{name} {sum(v) / done:.2f} s" for name, v in inside_recorded.items()) if done else ""))
 if samples:
     kinds = ["grade", "runner", "compute-sanitiz", "cicc", "ptxas", "nvcc", "cc1plus", "nvlink", "fatbinary"]
     print(f"         machine: CPU busy {sum(busy) / max(len(busy), 1):.0f}%, GPU busy {sum(gpu) / max(len(gpu), 1):.0f}%;"
@@ -194,7 +212,7 @@ else
   for j in ${JOBS:-0}; do
     extra=(); [[ $j == 0 ]] || extra=(--jobs "$j")
     run "1gpu-j$j" --gpus 0 "${extra[@]}"
-    if [[ $GPUS -ge 2 ]]; then
+    if [[ $GPUS -ge 2 && ${ONE_GPU:-0} != 1 ]]; then
       [[ $j == 0 ]] || extra=(--jobs $((2 * j)))
       run "2gpu-j$j" --gpus 0,1 "${extra[@]}"
     fi

@@ -345,6 +345,45 @@ TEST_F(GradeCli, OneHoldToItselfFromTheCountedCaseToTheEndOfTheTiming) {
   }
 }
 
+// In a batch, a GPU's later grading takes the baselines an earlier one
+// measured there (measure/baseline_book.h) when its own reference launches
+// ran at their pace: its hold ends with its runners, no baseline
+// is timed, and the report says whose baselines they were. Two gradings of
+// the reference share one lock here, as a batch's gradings of one GPU do.
+TEST_F(GradeCli, ALaterGradingOnTheGpuTakesTheBaselinesItsRecordHolds) {
+  SG_REQUIRE_GPU();
+  std::ofstream(dir_ / "suite.yaml") << "suite: record\ndescription: one timed case\ndefaults: {timeout_s: 30}\ncases:\n"
+                                        "  - name: timed\n    m: 2048\n    k: 1024\n    n: 2048\n    points: 1\n"
+                                        "    performance: {points: 1, zero_at: 0.5, full_at: 0.9, samples: 9}\n";
+  const std::string lock = (dir_ / "gpu.lock").string();
+  auto grade = [&](const std::string& name) {
+    return run_grade("--backend gpu --seed 5 --gpu-lock '" + lock + "' --suite '" + (dir_ / "suite.yaml").string() +
+                     "' --out '" + (dir_ / name).string() + "' '" + SG_SOURCE_ROOT + "/reference/kernel.cu'");
+  };
+  const Ran first = grade("first");
+  ASSERT_EQ(first.code, 0) << first.err;
+  EXPECT_NE(first.err.find("timing the baselines of timed"), std::string::npos) << first.err;
+  ASSERT_TRUE(fs::exists(lock + ".baselines")) << "no record kept (a disturbed take?)\n" << first.err;
+  const Ran second = grade("second");
+  ASSERT_EQ(second.code, 0) << second.err;
+  EXPECT_NE(second.err.find("the baselines of timed from this GPU's record"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find("timing the baselines of timed"), std::string::npos) << second.err;
+  EXPECT_EQ(second.err.find("cuBLAS"), std::string::npos) << second.err;
+  // The hold ends with the runners, the student's samples its last GPU work.
+  const std::vector<std::size_t> at =
+      where(second.err, {"timing timed", "ending the student's runner", "gives the GPU back"});
+  for (std::size_t a : at) ASSERT_NE(a, std::string::npos) << second.err;
+  for (std::size_t i = 1; i < at.size(); ++i) EXPECT_LT(at[i - 1], at[i]) << i << "\n" << second.err;
+  std::ifstream rf((dir_ / "second" / "results.json").string());
+  const nlohmann::json r = nlohmann::json::parse(rf);
+  for (const auto& t : r["tests"]) {
+    if (t["name"] != "timed/performance") continue;
+    EXPECT_EQ(t["status"], "passed") << t.dump(1);
+    const std::string output = t.value("output", std::string());
+    EXPECT_NE(output.find("another grading of this batch measured on this GPU"), std::string::npos) << output;
+  }
+}
+
 // After a runner fails, the cases after it are checked on a partition of the
 // GPU (a fault there stalls 16 SMs, not all of them); the cases before it are
 // not, and a case checked on the partition is still timed, on the whole GPU.

@@ -100,6 +100,19 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
   }
 }
 
+bool take_recorded_baselines(const BaselineBook& book, const std::string& baseline_runner, TimedCase& timed,
+                             double now) {
+  if (!book.enabled()) return false;
+  const std::optional<BaselineRecord> r = book.find(record_key(*timed.c, baseline_runner));
+  const double pace = reference_pace_ms(timed.evidence);
+  if (!r || !record_stands(*r, pace, timed.student_disturbance, now)) return false;
+  fill_baselines(*r, timed.evidence);
+  timed.baselines_recorded = true;
+  timed.record_age_s = now - r->measured_at;
+  timed.record_gap = record_gap(*r, pace);
+  return true;
+}
+
 void check_timed_outputs(const std::string& scratch, TimedCase& timed) {
   const auto t0 = Clock::now();
   timed.not_measured = check_reference_output(timed.reference_dir, *timed.c, timed.reference_output);

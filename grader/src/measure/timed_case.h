@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/baseline_book.h"
 #include "measure/take_policy.h"
 #include "measure/timed_samples.h"
 #include "measure/timing.h"
@@ -32,6 +33,10 @@ struct TimedCase {
   // that times has words/case_report.h's mark_not_run say it.
   std::optional<TimedFailure> not_measured;
   int student_takes = 0, baseline_takes = 0;  // more than 1: the first samples were disturbed
+  // Its baselines taken from the GPU's record (measure/baseline_book.h): how
+  // old the record was, and how far its reference was from this grading's pace.
+  bool baselines_recorded = false;
+  double record_age_s = 0, record_gap = 0;
   double student_disturbance = 0, baseline_disturbance = 0;  // of the takes kept (timing.h)
   double seconds = 0;  // spent timing it, for its test's seconds
   bool failed() const { return not_measured.has_value(); }
@@ -61,6 +66,13 @@ void time_student(RunnerSession& student, RunnerSession& baseline, TimedCase& ti
 // The baselines' samples (reference, naive, overhead) in the takes the policy asks for.
 void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, const TakePolicy& policy,
                     const MeasureLog& log);
+
+// Where the GPU's record of this case's baselines stands for this grading
+// (measure/baseline_book.h: young, its reference at the pace of this
+// grading's yardstick and probes, the student's take quiet), its baselines
+// and cuBLAS's time are filled from it and true is returned.
+bool take_recorded_baselines(const BaselineBook& book, const std::string& baseline_runner, TimedCase& timed,
+                             double now);
 
 // Reads and checks the kept takes' outputs, the reference's first (every
 // core, no GPU: after the hold). A wrong reference output leaves the case not

@@ -1,5 +1,8 @@
 #include <algorithm>
+#include <filesystem>
+#include <stdexcept>
 
+#include "measure/baseline_book.h"
 #include "measure/timed_case.h"
 #include "pipeline/case_run.h"
 #include "pipeline/stages.h"
@@ -36,10 +39,22 @@ std::optional<TimedCase> check_performance_case(Grading& g, const Case& c, std::
   return timed;
 }
 
+// The grader's baseline runner as a record knows it: the program every
+// grading copies into its work folder (so not the copy's path), and when it
+// was built (a grader rebuilt in the middle of a batch starts new records).
+std::string baseline_runner_identity(const Grading& g) {
+  const std::string program = g.paths.runner_objects + "/baseline_runner";
+  std::error_code ec;
+  const auto built = std::filesystem::last_write_time(program, ec);
+  return program + " built " + (ec ? std::string("?") : std::to_string(built.time_since_epoch().count()));
+}
+
 // Every case's student samples in one exclusive hold (each case's reference
 // yardstick in the baseline runner first, probes between the samples); the
-// student's runner ends; the baselines and cuBLAS. The outputs are read and
-// checked after the hold, then each case is scored.
+// student's runner ends; the baselines and cuBLAS, but where the GPU's record
+// of a case's baselines stands (measure/baseline_book.h): they are taken from
+// it, and the hold ends with the runners.
+// The outputs are read and checked after the hold, then each case is scored.
 void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   // The baseline runner (begun with the correctness cases) holds only the
   // grader's reference kernels. It is waited for outside any hold, and its
@@ -51,6 +66,8 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   const MeasureLog log = [&g](const TakeNote& note) { g.log(take_log_line(note)); };
   const TakePolicy policy;
   const std::string& scratch = g.runner_config.scratch_dir;
+  const BaselineBook book(g.opts.gpu_lock);
+  const std::string runner_identity = baseline_runner_identity(g);
   {
     // Under the grading's hold since its counted case, or a shared one here.
     const Case& first = *cases.front().c;
@@ -62,18 +79,25 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   {
     const std::unique_ptr<DeviceHold> hold = g.alone ? std::move(g.alone) : g.backend->exclusive_hold();
     for (TimedCase& t : cases) time_student(*g.session, baseline, t, limit(t), scratch, policy, log);
+    const double now = wall_seconds();
+    for (TimedCase& t : cases)
+      if (!t.failed() && take_recorded_baselines(book, runner_identity, t, now))
+        g.log(recorded_baselines_log_line(t.c->name, t.record_age_s, t.record_gap));
     // The student's runner ends (and is reaped, with everything it started:
     // every process of this grading but the baseline runner's) before any
     // baseline is timed: nothing of the submission shares the GPU with them.
+    // Both runners end inside the hold also when nothing more is timed: a
+    // process's ending would disturb the next grading's samples.
     g.log(ending_runner_log_line());
     g.session->stop();
+    const auto fresh = [](const TimedCase& t) { return !t.failed() && !t.baselines_recorded; };
     for (TimedCase& t : cases)
-      if (!t.failed()) time_baselines(baseline, t, limit(t), policy, log);
+      if (fresh(t)) time_baselines(baseline, t, limit(t), policy, log);
     baseline.stop();
     // cuBLAS, for the report's roofline and the "faster than cuBLAS" check.
-    g.log(cublas_log_line());
+    if (std::any_of(cases.begin(), cases.end(), fresh)) g.log(cublas_log_line());
     for (TimedCase& t : cases)
-      if (!t.failed())
+      if (fresh(t))
         t.evidence.cublas_ms = g.backend->roofline_ms(*t.c, t.inputs, std::max(5, t.c->performance.samples / 2));
   }
   // Reading and checking the outputs needs every core but no GPU: after the hold.
@@ -93,6 +117,16 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
         (!g.r.leaderboard_gflops || tm.student_gflops > *g.r.leaderboard_gflops))
       g.r.leaderboard_gflops = tm.student_gflops;
   }
+  // Fresh baselines from a quiet take at this grading's pace, whose
+  // reference output passed, become the GPU's record for its next gradings.
+  for (const TimedCase& t : cases)
+    if (book.enabled() && !t.failed() && !t.baselines_recorded && worth_keeping(t.evidence, t.baseline_disturbance)) {
+      try {
+        book.keep(record_of(record_key(*t.c, runner_identity), t.evidence, wall_seconds()));
+      } catch (const std::runtime_error& e) {
+        g.log(baselines_not_recorded_log_line(e.what()));  // only the next gradings' speed is lost
+      }
+    }
 }
 
 }  // namespace
