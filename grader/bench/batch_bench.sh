@@ -158,8 +158,8 @@ steps = [("the counter", "load counter opened"), ("the counted launches", "case 
          ("ending its runner", "timing the baselines"), ("the baselines", "cuBLAS"),
          ("cuBLAS", "gives the GPU back")]
 # A grading that took its baselines from the GPU's record (measure/baseline_book.h)
-# gives the GPU back after the student's takes.
-recorded_steps = steps[:4] + [("ending the runners", "gives the GPU back")]
+# gives the GPU back once the student's runner has ended.
+recorded_steps = steps[:4] + [("ending its runner", "gives the GPU back")]
 inside = {name: [] for name, _ in steps}
 inside_recorded = {name: [] for name, _ in recorded_steps}
 recorded = 0
@@ -190,7 +190,7 @@ done = len(inside["cuBLAS"])
 if done:
     print(f"         inside the exclusive hold ({done} gradings that timed every case, means): " +
           ", ".join(f"{name} {sum(v) / done:.2f} s" for name, v in inside.items()))
-done = len(inside_recorded["ending the runners"])
+done = len(inside_recorded["ending its runner"])
 if recorded:
     print(f"         baselines from the GPU's record in {recorded} gradings" + (
           f"; inside their hold ({done} that timed every case, means): " +

@@ -3,7 +3,7 @@
 // the naive kernel, an empty request and cuBLAS again, where its own
 // reference launches (the yardstick and the probes, made beside its
 // student's samples) show the GPU at the same pace. Its exclusive hold then
-// ends once its runners have ended, after the student's samples.
+// ends once its student's runner has ended, after the student's samples.
 //
 // Why it stays fair: the record is kept only from a quiet take whose
 // reference agreed with the measuring grading's own pace, and taken only

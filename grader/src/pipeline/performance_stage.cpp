@@ -86,15 +86,15 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     // The student's runner ends (and is reaped, with everything it started:
     // every process of this grading but the baseline runner's) before any
     // baseline is timed: nothing of the submission shares the GPU with them.
-    // Both runners end inside the hold also when nothing more is timed: a
-    // process's ending would disturb the next grading's samples.
+    // It ends inside the hold also when nothing more is timed: no code of a
+    // submission runs beside the next grading's samples once this one's end.
     g.log(ending_runner_log_line());
     g.session->stop();
     const auto fresh = [](const TimedCase& t) { return !t.failed() && !t.baselines_recorded; };
     for (TimedCase& t : cases)
       if (fresh(t)) time_baselines(baseline, t, limit(t), policy, log);
-    baseline.stop();
     // cuBLAS, for the report's roofline and the "faster than cuBLAS" check.
+    // (The baseline runner, idle now, ends after the hold: timing_stage.)
     if (std::any_of(cases.begin(), cases.end(), fresh)) g.log(cublas_log_line());
     for (TimedCase& t : cases)
       if (fresh(t))
@@ -150,9 +150,16 @@ bool timing_stage(Grading& g) {
   if (!g.to_time.empty()) time_cases(g, g.to_time);
   g.alone.reset();  // nothing timed: the hold since the counted case ends here
   g.r.gpu_exclusive_time = g.backend->exclusive_seconds();
-  if (g.shared_holds > 0) g.log(shared_holds_line(g.shared_holds, g.shared_wait_s));
   g.session->stop();
-  g.baseline.reset();
+  if (g.baseline) {
+    // The baseline runner holds only the grader's own kernels, and no sample
+    // of this grading is left: it ends outside the exclusive hold, but under
+    // a shared one, since a process's ending would disturb another grading's
+    // samples.
+    const auto hold = g.take_shared_hold();
+    g.baseline.reset();
+  }
+  if (g.shared_holds > 0) g.log(shared_holds_line(g.shared_holds, g.shared_wait_s));
   return true;
 }
 

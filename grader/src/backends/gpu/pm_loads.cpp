@@ -12,8 +12,8 @@
 #include <cupti_target.h>
 #endif
 
-#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -65,8 +65,29 @@ struct PmLoadCounter::State {
   double total = 0;
   std::string failed;
   std::mutex decoding;  // one decode at a time: the drain thread's or stop()'s
-  std::atomic<bool> stopping{false};
+  // The drain thread sleeps between decodes until stop_draining() wakes it:
+  // a window closes at once, not up to kDrainEvery later.
+  std::mutex wake_mutex;
+  std::condition_variable wake;
+  bool stopping = false;  // under wake_mutex
   std::thread drain_thread;
+
+  void drain_until_stopped() {
+    std::unique_lock<std::mutex> lock(wake_mutex);
+    while (!wake.wait_for(lock, kDrainEvery, [this] { return stopping; })) {
+      lock.unlock();
+      drain();
+      lock.lock();
+    }
+  }
+  void stop_draining() {
+    {
+      const std::lock_guard<std::mutex> lock(wake_mutex);
+      stopping = true;
+    }
+    wake.notify_all();
+    if (drain_thread.joinable()) drain_thread.join();
+  }
 
   bool reset_image(std::string& why) {
     auto init = params<CUpti_PmSampling_CounterDataImage_Initialize_Params>(CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE);
@@ -129,8 +150,7 @@ struct PmLoadCounter::State {
   }
 
   ~State() {
-    stopping = true;
-    if (drain_thread.joinable()) drain_thread.join();
+    stop_draining();
     if (started) {
       auto p = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
       p.pPmSamplingObject = pm;
@@ -292,13 +312,11 @@ bool PmLoadCounter::start(std::string& why) {
     return false;
   }
   s.started = true;
-  s.stopping = false;
-  s.drain_thread = std::thread([&s] {
-    while (!s.stopping) {
-      std::this_thread::sleep_for(kDrainEvery);
-      s.drain();
-    }
-  });
+  {
+    const std::lock_guard<std::mutex> lock(s.wake_mutex);
+    s.stopping = false;
+  }
+  s.drain_thread = std::thread([&s] { s.drain_until_stopped(); });
   return true;
 }
 
@@ -310,8 +328,7 @@ std::optional<double> PmLoadCounter::stop(std::string& why) {
   }
   // Two intervals more, so that the sample holding the window's last work is complete.
   std::this_thread::sleep_for(std::chrono::nanoseconds(2 * kIntervalNs));
-  s.stopping = true;
-  s.drain_thread.join();
+  s.stop_draining();
   s.started = false;
   auto stop = params<CUpti_PmSampling_Stop_Params>(CUpti_PmSampling_Stop_Params_STRUCT_SIZE);
   stop.pPmSamplingObject = s.pm;
