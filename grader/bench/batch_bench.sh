@@ -150,6 +150,24 @@ if x_waits:
     mean = sum(y - x for x, y, _ in long_shared) / max(len(long_shared), 1)
     print(f"         exclusive requests waited {sum(b - a for a, b, _ in x_waits):.1f} s, {behind:.1f} s of it behind other "
           f"gradings' shared holds of 0.25 s or more ({len(long_shared)} such holds, {mean:.2f} s on average)")
+if serial and label.startswith("1gpu"):
+    # The one GPU's lock over the batch, moment by moment: held exclusive;
+    # an exclusive request waiting while long shared holds drain; long
+    # shared holds only (no one waiting for it to itself); none of these
+    # (builds, start-ups, short holds): what bounds the batch.
+    edges = sorted([(a, "x", 1) for a, b in serial] + [(b, "x", -1) for a, b in serial] +
+                   [(a, "w", 1) for a, b, _ in x_waits] + [(b, "w", -1) for a, b, _ in x_waits] +
+                   [(a, "s", 1) for a, b, _ in long_shared] + [(b, "s", -1) for a, b, _ in long_shared])
+    names = ["held exclusive", "an exclusive request waiting behind long shared holds",
+             "long shared holds only", "none of these"]
+    lo = end - wall  # the batch's start ("start" is a grade log's by now)
+    spent, now, on = dict.fromkeys(names, 0.0), lo, {"x": 0, "w": 0, "s": 0}
+    for t, kind, d in edges + [(end, "", 0)]:
+        t = min(max(t, lo), end)
+        state = names[0] if on["x"] else names[1] if on["w"] and on["s"] else names[2] if on["s"] and not on["w"] else names[3]
+        spent[state] += max(t - now, 0.0); now = max(now, t)
+        if kind: on[kind] += d
+    print("         the GPU's lock over the batch: " + ", ".join(f"{k} {v:.1f} s ({100 * v / wall:.0f}%)" for k, v in spent.items()))
 # Inside each grading's exclusive hold, step by step (its grade log's lines
 # in their order): where the serial part of a batch goes, for gradings that
 # timed every case.
