@@ -114,7 +114,7 @@ TEST_F(BaselineBookTest, KeptRecordsAreFoundAndReplaced) {
 TEST_F(BaselineBookTest, ASpoiltFileFindsNothingAndIsReplaced) {
   const sg::BaselineBook book(lock());
   for (const char* text : {"not json", "{\"key\": 1}", "[{\"key\": \"a\", \"measured_at\": \"x\"}]",
-                           "[{\"key\": \"a\", \"measured_at\": 1, \"pace_ms\": 2, \"cublas_ms\": 1, "
+                           "[{\"key\": \"a\", \"measured_at\": 1, \"cublas_ms\": 1, "
                            "\"overhead_ms\": [\"x\"], \"reference_ms\": [], \"naive_ms\": [], "
                            "\"reference_event_ms\": [], \"naive_event_ms\": []}]"}) {
     std::ofstream(lock() + ".baselines") << text;

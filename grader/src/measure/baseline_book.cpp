@@ -30,6 +30,12 @@ void copy_baselines(const TimingEvidence& from, TimingEvidence& to) {
   to.cublas_ms = from.cublas_ms;
 }
 
+// How far `pace_ms` is from `reference_ms`, as a share of the latter (1 when
+// either is missing).
+double relative_gap(double pace_ms, double reference_ms) {
+  return reference_ms > 0 && pace_ms > 0 ? std::fabs(pace_ms / reference_ms - 1) : 1.0;
+}
+
 // A series read from a record: numbers only, else nothing.
 bool read_series(const Json& j, const char* name, std::vector<double>& out) {
   if (!j.contains(name) || !j[name].is_array()) return false;
@@ -56,8 +62,7 @@ double reference_pace_ms(const TimingEvidence& e) {
 }
 
 double record_gap(const BaselineRecord& r, double pace_ms) {
-  const double recorded = median(r.baselines.reference_event_ms);
-  return recorded > 0 && pace_ms > 0 ? std::fabs(pace_ms / recorded - 1) : 1.0;
+  return relative_gap(pace_ms, median(r.baselines.reference_event_ms));
 }
 
 bool record_stands(const BaselineRecord& r, double pace_ms, double student_disturbance, double now) {
@@ -68,9 +73,8 @@ bool record_stands(const BaselineRecord& r, double pace_ms, double student_distu
 }
 
 bool worth_keeping(const TimingEvidence& e, double baseline_disturbance) {
-  const double pace = reference_pace_ms(e), fresh = median(e.reference_event_ms);
-  return baseline_disturbance <= kDisturbedSpread && pace > 0 && fresh > 0 &&
-         std::fabs(pace / fresh - 1) <= kRecordAgreement;
+  return baseline_disturbance <= kDisturbedSpread &&
+         relative_gap(reference_pace_ms(e), median(e.reference_event_ms)) <= kRecordAgreement;
 }
 
 BaselineBook::BaselineBook(const std::string& lock_path) : path_(lock_path.empty() ? "" : lock_path + ".baselines") {}
@@ -85,12 +89,10 @@ std::vector<BaselineRecord> BaselineBook::read() const {
   for (const Json& e : j) {
     BaselineRecord r;
     if (!e.is_object() || !e.contains("key") || !e["key"].is_string() || !e.contains("measured_at") ||
-        !e["measured_at"].is_number() || !e.contains("pace_ms") || !e["pace_ms"].is_number() ||
-        !e.contains("cublas_ms") || !e["cublas_ms"].is_number())
+        !e["measured_at"].is_number() || !e.contains("cublas_ms") || !e["cublas_ms"].is_number())
       continue;
     r.key = e["key"].get<std::string>();
     r.measured_at = e["measured_at"].get<double>();
-    r.pace_ms = e["pace_ms"].get<double>();
     r.baselines.cublas_ms = e["cublas_ms"].get<double>();
     bool whole = true;
     for (const Series& series : kSeries) whole = whole && read_series(e, series.name, r.baselines.*series.member);
@@ -117,7 +119,7 @@ void BaselineBook::keep(const BaselineRecord& r) const {
   if (!replaced) records.push_back(r);
   Json j = Json::array();
   for (const BaselineRecord& x : records) {
-    Json e = {{"key", x.key}, {"measured_at", x.measured_at}, {"pace_ms", x.pace_ms}, {"cublas_ms", x.baselines.cublas_ms}};
+    Json e = {{"key", x.key}, {"measured_at", x.measured_at}, {"cublas_ms", x.baselines.cublas_ms}};
     for (const Series& series : kSeries) e[series.name] = x.baselines.*series.member;
     j.push_back(std::move(e));
   }
@@ -128,7 +130,6 @@ BaselineRecord record_of(const std::string& key, const TimingEvidence& e, double
   BaselineRecord r;
   r.key = key;
   r.measured_at = now;
-  r.pace_ms = reference_pace_ms(e);
   copy_baselines(e, r.baselines);
   return r;
 }

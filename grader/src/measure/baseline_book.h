@@ -22,12 +22,11 @@
 namespace sg {
 
 // What a record holds of one case shape: the baselines' series as
-// TimingEvidence keeps them, cuBLAS's time, the reference's pace of the
-// grading that measured them, and when (seconds since 1970).
+// TimingEvidence keeps them, cuBLAS's time, and when they were measured
+// (seconds since 1970).
 struct BaselineRecord {
   std::string key;  // record_key()
   double measured_at = 0;
-  double pace_ms = 0;  // median of the measuring grading's yardstick and probe launches
   // Its baselines' series and cuBLAS's time; the student's side left empty.
   TimingEvidence baselines;
 };
