@@ -108,20 +108,26 @@ import re
 stamp = re.compile(r"^grade: +([0-9.]+)s (.*)$")
 serial, waits = [], {"to itself": [], "ncu": [], "shared": []}
 x_waits, long_shared = [], []  # (from, to, log): exclusive requests waiting; shared holds of 0.25 s or more
+long_by_phase = {}  # the grading's phase a long shared hold ended in (its sanitizer, its cases): [count, seconds]
 for f in pathlib.Path(out).glob("*/grade.log"):
-    start, opened = None, {}
+    start, opened, phase = None, {}, "build"
     for line in f.read_text(errors="replace").splitlines():
         m = stamp.match(line)
         if not m: continue
         t, what = float(m.group(1)), m.group(2)
         if what.startswith("started at "): start = float(what.split()[2])
         if start is None: continue
+        if what.startswith("sanitizer "): phase = "sanitizer"
+        elif what.startswith("case "): phase = "cases"
+        elif what.startswith("timing ") or what.startswith("ending the student"): phase = "timing"
         w = re.search(r"after waiting ([0-9.]+) s", what)
         if what.startswith("has the GPU to itself"):
             opened["x"] = start + t; waits["to itself"].append(float(w.group(1)))
             x_waits.append((start + t - float(w.group(1)), start + t, f))
         g = re.search(r"^gives the GPU \(shared\) back after ([0-9.]+) s", what)
-        if g: long_shared.append((start + t - float(g.group(1)), start + t, f))
+        if g:
+            long_shared.append((start + t - float(g.group(1)), start + t, f))
+            c = long_by_phase.setdefault(phase, [0, 0.0]); c[0] += 1; c[1] += float(g.group(1))
         elif what.startswith("has the GPU shared"): waits["shared"].append(float(w.group(1)))
         elif what.startswith("ncu has the profiler"): opened["n"] = start + t; waits["ncu"].append(float(w.group(1)))
         elif what.startswith("gives the GPU back") and "x" in opened: serial.append((opened.pop("x"), start + t))
@@ -150,6 +156,8 @@ if x_waits:
     mean = sum(y - x for x, y, _ in long_shared) / max(len(long_shared), 1)
     print(f"         exclusive requests waited {sum(b - a for a, b, _ in x_waits):.1f} s, {behind:.1f} s of it behind other "
           f"gradings' shared holds of 0.25 s or more ({len(long_shared)} such holds, {mean:.2f} s on average)")
+    print("         shared holds of 0.25 s or more, by the phase they ended in: " +
+          ", ".join(f"{k} {n} ({sec:.1f} s in all)" for k, (n, sec) in sorted(long_by_phase.items())))
 if serial and label.startswith("1gpu"):
     # The one GPU's lock over the batch, moment by moment: held exclusive;
     # an exclusive request waiting while long shared holds drain; long

@@ -133,7 +133,7 @@ class StubBackend final : public Backend {
   ReuseMeasurement measure_reuse(const Check&, const SanitizerContext&) override { return m_; }
   std::string why_not_timed() const override { return ""; }
   double roofline_ms(const Case&, const CaseInputs&, int) override { return 0; }
-  std::unique_ptr<DeviceHold> shared_hold() override { return nullptr; }
+  std::unique_ptr<DeviceHold> shared_hold(SharedHold) override { return nullptr; }
   std::unique_ptr<DeviceHold> exclusive_hold() override { return nullptr; }
   double exclusive_seconds() const override { return 0; }
 

@@ -122,6 +122,8 @@ struct ReuseMeasurement {
   double seconds = 0;
 };
 
+enum class SharedHold { Short, Long };
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -188,7 +190,10 @@ class Backend {
   // that may itself wait for a hold: an exclusive request waits for every
   // shared hold, and holds the lock's turnstile while it waits, so the whole
   // GPU would stall (grader/bench/RESULTS.md, "Runners begun before the sanitizer").
-  virtual std::unique_ptr<DeviceHold> shared_hold() = 0;
+  // A Long shared hold is one that holds the device long while using little
+  // of it (a runner that fails and ends in it, a sanitizer's launches): an
+  // exclusive request waits for it without keeping the short ones waiting.
+  virtual std::unique_ptr<DeviceHold> shared_hold(SharedHold length) = 0;
   virtual std::unique_ptr<DeviceHold> exclusive_hold() = 0;
   // Seconds this grading held the device to itself (or would have, were it
   // shared): gradings that share one GPU finish at most 60 / this a minute.

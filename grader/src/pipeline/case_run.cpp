@@ -69,7 +69,10 @@ CheckedRun checked_run(Grading& g, const Case& c, const PreparedCase& prepared) 
     const auto alone = g.backend->exclusive_hold();
     run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule);
   } else {
-    const auto hold = g.take_shared_hold();
+    // Once a runner of the submission has failed, its cases hold the GPU
+    // long: a runner that fails (a fault, most often) is ended inside the
+    // hold, and one that crashed once tends to crash again.
+    const auto hold = g.take_shared_hold(g.session->has_failed() ? SharedHold::Long : SharedHold::Short);
     shared = hold != nullptr;
     run.out = g.session->run(c.m, c.k, c.n, in.a, in.b, run.limit_s, schedule);
   }

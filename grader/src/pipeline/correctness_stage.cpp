@@ -17,7 +17,7 @@ void correctness_case(Grading& g, const Case& c, std::size_t ci) {
     const std::unique_ptr<PreparedCase> prepared = g.prepare_beside_run(c);
     check_case(g, c, ci, *prepared);
   } else {
-    check_case(g, c, ci, g.prepare(c));
+    check_case(g, c, ci, g.take_prepared(c));
   }
 }
 

@@ -52,10 +52,10 @@ void Grading::run_checks(CheckStage stage) {
     if (wanted(c.visibility)) run_check(c, stage, ctx, r.tests[index_of(c.name)]);
 }
 
-std::unique_ptr<DeviceHold> Grading::take_shared_hold() {
+std::unique_ptr<DeviceHold> Grading::take_shared_hold(SharedHold length) {
   if (alone) return nullptr;  // only the main thread holds it, once the timed inputs' thread has ended
   const auto t0 = Clock::now();
-  auto hold = backend->shared_hold();
+  auto hold = backend->shared_hold(length);
   if (!hold) return nullptr;
   const std::lock_guard<std::mutex> stats(hold_stats_mutex);
   shared_wait_s += seconds_since(t0);
@@ -63,14 +63,23 @@ std::unique_ptr<DeviceHold> Grading::take_shared_hold() {
   return hold;
 }
 
-std::map<std::string, PreparedCase>& Grading::timed_cases_made() {
-  if (timed_inputs.valid()) timed_made = timed_inputs.get();
-  return timed_made;
+std::map<std::string, PreparedCase>& Grading::cases_made_ahead() {
+  if (making_ahead.valid()) made_ahead = making_ahead.get();
+  return made_ahead;
+}
+
+PreparedCase Grading::take_prepared(const Case& c) {
+  std::map<std::string, PreparedCase>& made = cases_made_ahead();
+  const auto it = made.find(c.name);
+  if (it == made.end()) return prepare(c);
+  PreparedCase p = std::move(it->second);
+  made.erase(it);
+  return p;
 }
 
 void Grading::hold_alone(double baseline_start_s) {
   if (alone) return;
-  (void)timed_cases_made();
+  (void)cases_made_ahead();
   if (baseline) (void)baseline->ready(baseline_start_s);
   alone = backend->exclusive_hold();
 }
@@ -82,6 +91,19 @@ PreparedCase Grading::prepare(const Case& c) {
   const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex);
   backend->oracle(c, p.in, p.c64, p.abs_ab);
   return p;
+}
+
+std::map<std::string, PreparedCase> Grading::prepare_all(const std::vector<const Case*>& cases) {
+  std::map<std::string, PreparedCase> made;
+  for (const Case* c : cases) made[c->name].in = make_inputs(*c, r.seed);  // host work, before the hold
+  if (cases.empty()) return made;
+  const auto hold = take_shared_hold();
+  const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex);
+  for (const Case* c : cases) {
+    PreparedCase& p = made[c->name];
+    backend->oracle(*c, p.in, p.c64, p.abs_ab);
+  }
+  return made;
 }
 
 std::unique_ptr<PreparedCase> Grading::prepare_beside_run(const Case& c) {

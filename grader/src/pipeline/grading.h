@@ -73,15 +73,15 @@ struct Grading {
   // diagnoses say what is wrong, so the rules across sizes add nothing there.
   std::vector<std::string> cases_reproduced;
   bool a_case_hung = false;          // later cases get case_time_limit_after_hang
-  std::mutex oracle_mutex;           // the timed cases' oracles are made on a second thread
+  std::mutex oracle_mutex;           // the cases' oracles are made on a second thread
   std::mutex hold_stats_mutex;
   double shared_wait_s = 0;  // time spent waiting for untimed holds
   int shared_holds = 0;
-  std::map<std::string, PreparedCase> timed_made;  // timed_inputs' result, once waited for
-  // The timed cases' inputs and oracle results, made on a second thread while
-  // the sanitizer runs. Last: destroyed first, it waits for that thread, which
-  // uses the members above.
-  std::future<std::map<std::string, PreparedCase>> timed_inputs;
+  std::map<std::string, PreparedCase> made_ahead;  // making_ahead's result, once waited for
+  // The cases' inputs and oracle results, made on a second thread while the
+  // sanitizer runs, where the oracle is device work. Last: destroyed first,
+  // it waits for that thread, which uses the members above.
+  std::future<std::map<std::string, PreparedCase>> making_ahead;
 
   void log(const std::string& line) const {
     if (opts.log) opts.log(line);
@@ -99,16 +99,21 @@ struct Grading {
   void run_checks(CheckStage stage);
   // A shared hold on the device for one untimed step; nullptr while this
   // grading holds the device to itself (`alone`): it would wait for itself.
-  std::unique_ptr<DeviceHold> take_shared_hold();
+  std::unique_ptr<DeviceHold> take_shared_hold(SharedHold length = SharedHold::Short);
   // Takes the device to itself until `alone` is released, if it does not hold
-  // it already: first the timed cases' inputs are waited for (their thread
-  // takes shared holds) and the baseline runner's start-up (no process
+  // it already: first the cases made ahead are waited for (their thread
+  // takes a shared hold) and the baseline runner's start-up (no process
   // start-up inside the hold).
   void hold_alone(double baseline_start_s);
-  // The timed cases' inputs and oracle results, waited for (once).
-  std::map<std::string, PreparedCase>& timed_cases_made();
-  // A case's inputs and FP64 oracle result (also on a second thread).
+  // The cases made ahead (making_ahead), waited for (once).
+  std::map<std::string, PreparedCase>& cases_made_ahead();
+  // The case made ahead, taken out of cases_made_ahead(); else made now.
+  PreparedCase take_prepared(const Case& c);
+  // A case's inputs and FP64 oracle result.
   PreparedCase prepare(const Case& c);
+  // The same for several cases, their oracles in one shared hold: each hold
+  // may wait behind another grading's timing (on a second thread).
+  std::map<std::string, PreparedCase> prepare_all(const std::vector<const Case*>& cases);
   // The same with the oracle still being computed on a second thread
   // (PreparedCase::oracle): the case's run waits for it after the run.
   std::unique_ptr<PreparedCase> prepare_beside_run(const Case& c);

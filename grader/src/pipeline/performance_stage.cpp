@@ -16,14 +16,14 @@ namespace {
 
 // The untimed half of a performance case: its correctness test. The case to
 // time when it passed.
-std::optional<TimedCase> check_performance_case(Grading& g, const Case& c, std::size_t ci, PreparedCase prepared) {
+std::optional<TimedCase> check_performance_case(Grading& g, const Case& c, std::size_t ci) {
   const std::size_t pi = ci + 1;
   if (!g.backend->why_not_timed().empty()) return std::nullopt;  // set aside by plan_tests
   if (const std::string why = g.backend->cannot_run(c); !why.empty()) {
     for (std::size_t i : {ci, pi}) mark_not_run(g.r.tests[i], why, Status::Skipped);
     return std::nullopt;
   }
-  if (prepared.in.a.empty()) prepared = g.prepare(c);  // not made ahead
+  PreparedCase prepared = g.take_prepared(c);
   if (!check_case(g, c, ci, prepared)) {
     const TestResult& t = g.r.tests[ci];
     mark_not_run(g.r.tests[pi], performance_not_measured(t.comparison.has_value(), t.verdict));
@@ -135,12 +135,9 @@ bool performance_check_stage(Grading& g) {
   // Each performance case is checked (untimed); all of them are timed by the
   // next stage in one exclusive hold. Where the counted case took that hold
   // already (Grading::alone), the checks run inside it.
-  std::map<std::string, PreparedCase>& made = g.timed_cases_made();
   for (const Case& c : g.suite.cases) {
     if (!g.wanted(c.visibility) || !c.has_performance) continue;
-    auto it = made.find(c.name);
-    PreparedCase prepared = it != made.end() ? std::move(it->second) : PreparedCase{};
-    if (auto timed = check_performance_case(g, c, g.index_of(c.name), std::move(prepared)))
+    if (auto timed = check_performance_case(g, c, g.index_of(c.name)))
       g.to_time.push_back(std::move(*timed));
   }
   return true;

@@ -163,6 +163,8 @@ class RunnerSession {
   // scratch_dir() (proto SeededOutput), untimed; the reply carries no data.
   CaseOutcome seeded_output(int m, int k, int n, double timeout_s, int slot, std::uint64_t seed);
   const std::string& scratch_dir() const { return cfg_.scratch_dir; }
+  // Whether a runner of this session has failed (crashed, timed out, ...).
+  bool has_failed() const { return failed_; }
   // How many runners have served so far: changes whenever a fresh one takes over.
   int generation() const { return started_; }
   // Ends the current runner (if any) and every process it started, sparing

@@ -112,7 +112,7 @@ class CpuBackend final : public Backend {
   std::string why_not_timed() const override { return kCpuNotTimed; }
   double roofline_ms(const Case&, const CaseInputs&, int) override { return 0; }
 
-  std::unique_ptr<DeviceHold> shared_hold() override { return nullptr; }
+  std::unique_ptr<DeviceHold> shared_hold(SharedHold) override { return nullptr; }
   std::unique_ptr<DeviceHold> exclusive_hold() override { return nullptr; }
   double exclusive_seconds() const override { return 0; }
 

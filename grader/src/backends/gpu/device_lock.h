@@ -4,28 +4,43 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "process/fd.h"
 #include "words/gpu_backend_lines.h"
 
 namespace sg {
 
-// Holds a flock on the shared GPU's lock file while it lives. Several grade
-// processes share a GPU: untimed work (a correctness case, a sanitizer run)
-// holds it shared, timed work exclusive, so nothing runs beside a timing.
-// Shared holds are short (one case, one sanitizer run), exclusive ones cover
-// the timed launches only, and a waiting exclusive request goes
-// first: requests pass one at a time through a second lock file (the
-// turnstile), which an exclusive request keeps until it has the GPU, so new
-// shared requests queue behind it instead of starving it.
+// How a hold takes the shared GPU's lock.
+// - Shared: untimed work of a few launches (a correctness case, a check):
+//   beside other shared holds, never beside an exclusive one.
+// - SharedLong: untimed work that holds the GPU for long while using little
+//   of it (a sanitizer's or ncu's instrumented launches): the same, and an
+//   exclusive request waiting for it lets Shared requests pass meanwhile.
+// - Exclusive: the timed launches, with nothing beside them.
+enum class LockMode { Shared, SharedLong, Exclusive };
+
+// Holds flocks on the shared GPU's lock files while it lives. Several grade
+// processes share a GPU. A waiting exclusive request goes before later
+// requests: they pass one at a time through a turnstile (a second lock file),
+// which the exclusive request keeps until it has the GPU, so later shared
+// requests queue behind it instead of starving it.
+// Long shared holds and exclusive requests meet first at a gate of their own
+// (`path`.long, with its own turnstile), which an exclusive request passes
+// before it enters the GPU's turnstile: while it waits for a long shared hold
+// to end (a sanitizer run of several seconds that uses the GPU a little),
+// the short shared holds of other gradings still run, instead of every
+// grading on the GPU waiting with it. A long shared request that comes after
+// a waiting exclusive one still goes after it.
 // An empty path locks nothing (a GPU of one's own, the CPU backend).
 class DeviceLock {
  public:
-  DeviceLock(const std::string& path, bool exclusive);
+  DeviceLock(const std::string& path, LockMode mode);
   ~DeviceLock();
   DeviceLock(const DeviceLock&) = delete;
   DeviceLock& operator=(const DeviceLock&) = delete;
 
  private:
-  int fd_ = -1;
+  Fd fd_;
+  Fd gate_;  // a long shared hold's place at the gate, kept while it holds
 };
 
 // What a hold is of, for the log (words/gpu_backend_lines.h says it): when
@@ -45,7 +60,7 @@ constexpr HoldKind kProfiler = HoldKind::Profiler;
 class LockHold final : public DeviceHold {
  public:
   using Log = std::function<void(const std::string&)>;
-  LockHold(const std::string& path, bool exclusive, double* held_s = nullptr, Log log = nullptr,
+  LockHold(const std::string& path, LockMode mode, double* held_s = nullptr, Log log = nullptr,
            HoldKind kind = kGpuShared);
   ~LockHold() override;
 

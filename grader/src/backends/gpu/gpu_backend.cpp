@@ -140,12 +140,13 @@ class GpuBackend final : public Backend {
     return oracle_->time_sgemm(c.m, c.n, c.k, in.a.data(), in.b.data(), samples);
   }
 
-  std::unique_ptr<DeviceHold> shared_hold() override {
+  std::unique_ptr<DeviceHold> shared_hold(SharedHold length) override {
     if (setup_.gpu_lock.empty()) return nullptr;
-    return std::make_unique<LockHold>(setup_.gpu_lock, false, nullptr, setup_.log);
+    return std::make_unique<LockHold>(setup_.gpu_lock, length == SharedHold::Long ? LockMode::SharedLong : LockMode::Shared,
+                                      nullptr, setup_.log);
   }
   std::unique_ptr<DeviceHold> exclusive_hold() override {
-    return std::make_unique<LockHold>(setup_.gpu_lock, true, &exclusive_s_, setup_.log, kGpuExclusive);
+    return std::make_unique<LockHold>(setup_.gpu_lock, LockMode::Exclusive, &exclusive_s_, setup_.log, kGpuExclusive);
   }
   double exclusive_seconds() const override { return exclusive_s_; }
 
@@ -301,16 +302,17 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   // CPU, which the two then overlap. The GPU is held (shared) from when both
   // runners have answered their Ping, their CUDA contexts made, until their
   // last checked launch has answered: a timing elsewhere waits for those
-  // launches only, not for the tools' start-up or ending (a timing waiting
-  // behind the sanitizer's hold keeps every other grading waiting too).
+  // launches only, not for the tools' start-up or ending, and waits at the
+  // lock's gate for long holds, the other gradings' cases going on meanwhile.
   log(gpu_sanitizer_log_line(mem_shapes.size(), race_shape.label));
   const auto t0 = Clock::now();
   const std::string& scratch = ctx.runner_config->scratch_dir;
   const Sandbox sandbox = tool_sandbox(ctx);
   const std::vector<std::string> env = runner_environment(scratch);
+  // A long shared hold: a timing waits for it without keeping the other gradings' cases waiting.
   std::vector<ToolRun> runs = run_tools(commands, env, scratch, true, kLogCap, false, sandbox, [this]() {
     GateTurn turn;
-    turn.critical = shared_hold();
+    turn.critical = shared_hold(SharedHold::Long);
     return turn;
   }, ctx.live_runners());
   // A tool that hung while other gradings shared the GPU may have waited on
@@ -440,11 +442,12 @@ ReuseMeasurement GpuBackend::measure_reuse_ncu(const Check& c, const SanitizerCo
   auto turn_for = [this, gpu_lock](bool alone) -> TakeTurn {
     return [this, gpu_lock, alone, log = setup_.log]() {  // LockHold logs nothing without a lock
       GateTurn turn;
-      turn.critical = std::make_shared<LockHold>(gpu_lock.empty() ? "" : gpu_lock + ".ncu", true, nullptr, log, kProfiler);
+      turn.critical = std::make_shared<LockHold>(gpu_lock.empty() ? "" : gpu_lock + ".ncu", LockMode::Exclusive,
+                                                 nullptr, log, kProfiler);
       if (alone)
         turn.whole = std::shared_ptr<DeviceHold>(exclusive_hold());
       else
-        turn.whole = std::make_shared<DeviceLock>(gpu_lock, false);
+        turn.whole = std::make_shared<DeviceLock>(gpu_lock, LockMode::SharedLong);
       return turn;
     };
   };

@@ -1,0 +1,99 @@
+// The cases made ahead (pipeline/sanitizer_stage.cpp): where the oracle is
+// device work, every case's oracle is made in one shared hold instead of one
+// hold a case, and each case's run then takes the result made for it.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pipeline/grading.h"
+
+namespace sg {
+namespace {
+
+// A device backend that counts the shared holds it gives and the oracles it
+// computes (an oracle's C64 holds its case's m, so a case can be told by it).
+class CountingBackend final : public Backend {
+ public:
+  int holds = 0, oracles = 0;
+  BackendKind kind() const override { return BackendKind::Gpu; }
+  std::string device() const override { return "counting"; }
+  BuildOutput build(const std::string&, const WorkDir&) override { return {}; }
+  RunnerConfig runner_config(const std::string&, const WorkDir&, const std::string&) const override { return {}; }
+  std::string cannot_run(const Case&) const override { return ""; }
+  double case_time_limit(const Case&) const override { return 1; }
+  double case_time_limit_after_hang(const Case&) const override { return 1; }
+  void oracle(const Case& c, const CaseInputs&, std::vector<double>& c64, std::vector<double>& abs_ab) override {
+    ++oracles;
+    c64.assign(1, c.m);
+    abs_ab.assign(1, 1);
+  }
+  bool launches_can_differ() const override { return true; }
+  void sanitizer(const Check&, const SanitizerContext&, TestResult&) override {}
+  ReuseMeasurement measure_reuse(const Check&, const SanitizerContext&) override { return {}; }
+  std::string why_not_timed() const override { return ""; }
+  double roofline_ms(const Case&, const CaseInputs&, int) override { return 0; }
+  std::unique_ptr<DeviceHold> shared_hold(SharedHold) override {
+    ++holds;
+    return std::make_unique<DeviceHold>();
+  }
+  std::unique_ptr<DeviceHold> exclusive_hold() override { return nullptr; }
+  double exclusive_seconds() const override { return 0; }
+};
+
+Case small_case(const std::string& name, int m) {
+  Case c;
+  c.name = name;
+  c.m = m;
+  c.k = 3;
+  c.n = 5;
+  return c;
+}
+
+class MadeAhead : public testing::Test {
+ protected:
+  MadeAhead() : g(suite, opts, paths) {
+    auto b = std::make_unique<CountingBackend>();
+    backend = b.get();
+    g.backend = std::move(b);
+    g.r.seed = 7;
+  }
+  Suite suite;
+  GradeOptions opts;
+  GraderPaths paths;
+  Grading g;
+  CountingBackend* backend = nullptr;
+};
+
+TEST_F(MadeAhead, EveryCaseIsMadeInOneSharedHold) {
+  const Case a = small_case("a", 2), b = small_case("b", 4), c = small_case("c", 6);
+  const std::map<std::string, PreparedCase> made = g.prepare_all({&a, &b, &c});
+  EXPECT_EQ(backend->holds, 1);
+  EXPECT_EQ(backend->oracles, 3);
+  ASSERT_EQ(made.size(), 3u);
+  EXPECT_EQ(made.at("b").c64.at(0), 4);
+  EXPECT_EQ(made.at("c").in.a.size(), 6u * 3);  // its own inputs
+  EXPECT_EQ(g.prepare_all({}).size(), 0u);
+  EXPECT_EQ(backend->holds, 1) << "no hold for nothing to make";
+}
+
+TEST_F(MadeAhead, ACaseTakesWhatWasMadeForItOnceAndOthersAreMadeAtTheirTurn) {
+  const Case a = small_case("a", 2), b = small_case("b", 4), other = small_case("other", 9);
+  g.making_ahead = std::async(std::launch::async, [this, &a, &b] { return g.prepare_all({&a, &b}); });
+  const PreparedCase pa = g.take_prepared(a);
+  EXPECT_EQ(backend->holds, 1) << "the case made ahead needs no hold of its own";
+  EXPECT_EQ(pa.c64.at(0), 2);
+  const PreparedCase po = g.take_prepared(other);
+  EXPECT_EQ(backend->holds, 2);
+  EXPECT_EQ(po.c64.at(0), 9);
+  (void)g.take_prepared(a);  // taken already: made again
+  EXPECT_EQ(backend->holds, 3);
+  EXPECT_EQ(backend->oracles, 4);
+  const PreparedCase same = g.prepare(a);
+  EXPECT_EQ(same.in.a, pa.in.a) << "made ahead or not, a case's inputs come from the grading's seed";
+}
+
+}  // namespace
+}  // namespace sg
