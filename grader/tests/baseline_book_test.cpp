@@ -12,6 +12,7 @@
 #include "measure/baseline_book.h"
 #include "measure/timed_case.h"
 #include "words/grading_log.h"
+#include "words/timing_log.h"
 #include "words/timing_report.h"
 
 namespace fs = std::filesystem;
@@ -69,6 +70,15 @@ TEST(BaselineRecord, StandsOnlyYoungAtThePaceAndAfterAQuietTake) {
   EXPECT_FALSE(sg::record_stands(r, 2.0, 0.0, 999));
   // The student's take disturbed: its pace says little.
   EXPECT_FALSE(sg::record_stands(r, 2.0, 2 * sg::kDisturbedSpread, 1010));
+  // Why, the first condition failed, for the log.
+  using sg::RecordRefusal;
+  EXPECT_EQ(sg::record_refusal(r, 2.0, 0.0, 1010), RecordRefusal::None);
+  EXPECT_EQ(sg::record_refusal(r, 2.1, 0.0, 1010), RecordRefusal::PaceDiffers);
+  EXPECT_EQ(sg::record_refusal(r, 2.1, 2 * sg::kDisturbedSpread, 1010), RecordRefusal::TakeDisturbed);
+  EXPECT_EQ(sg::record_refusal(r, 2.1, 2 * sg::kDisturbedSpread, 999), RecordRefusal::TooOld);
+  sg::BaselineRecord part = r;
+  part.baselines.overhead_ms.clear();
+  EXPECT_EQ(sg::record_refusal(part, 2.0, 0.0, 1010), RecordRefusal::Incomplete);
 }
 
 TEST(BaselineRecord, KeptOnlyFromAQuietTakeAtTheGradingsPace) {
@@ -151,6 +161,11 @@ TEST_F(BaselineBookTest, ARecordThatStandsFillsTheBaselines) {
   other.evidence.yardstick_event_ms = {1.9, 1.9, 1.9};  // the GPU now faster: the record is stale
   EXPECT_FALSE(sg::take_recorded_baselines(book, "runner", other, 1030));
   EXPECT_FALSE(other.baselines_recorded);
+  EXPECT_EQ(other.record_refused, sg::RecordRefusal::PaceDiffers);
+  EXPECT_NEAR(other.record_gap, 0.05, 1e-9);
+  EXPECT_EQ(sg::record_not_taken_log_line(other),
+            "the GPU's record of the baselines of perf not taken: its reference ran 5.00% from this grading's pace "
+            "(at most 0.30%)");
   EXPECT_TRUE(other.evidence.reference_event_ms.empty());
   EXPECT_FALSE(sg::take_recorded_baselines(book, "another runner", t, 1030));
 }
@@ -187,6 +202,21 @@ TEST(BaselineRecord, TheLogSaysWhoseBaselinesAndHowClose) {
             "grading's pace)");
   EXPECT_EQ(sg::baselines_not_recorded_log_line("cannot write x"),
             "the baselines were not kept as this GPU's record: cannot write x");
+  const sg::Case c = perf_case();
+  sg::TimedCase t;
+  t.c = &c;
+  EXPECT_EQ(sg::record_not_taken_log_line(t), "") << "a record that stood, or none";
+  t.record_refused = sg::RecordRefusal::TooOld;
+  t.record_age_s = 412;
+  EXPECT_EQ(sg::record_not_taken_log_line(t),
+            "the GPU's record of the baselines of perf not taken: measured 412 s ago (at most 300 s)");
+  t.record_refused = sg::RecordRefusal::TakeDisturbed;
+  t.student_disturbance = 0.052;
+  EXPECT_EQ(sg::record_not_taken_log_line(t),
+            "the GPU's record of the baselines of perf not taken: this grading's take was disturbed (5.2%, at most 3%)");
+  t.record_refused = sg::RecordRefusal::Incomplete;
+  EXPECT_EQ(sg::record_not_taken_log_line(t),
+            "the GPU's record of the baselines of perf not taken: it lacks some of the baselines");
 }
 
 }  // namespace

@@ -364,9 +364,22 @@ TEST_F(GradeCli, ALaterGradingOnTheGpuTakesTheBaselinesItsRecordHolds) {
   ASSERT_EQ(first.code, 0) << first.err;
   EXPECT_NE(first.err.find("timing the baselines of timed"), std::string::npos) << first.err;
   ASSERT_TRUE(fs::exists(lock + ".baselines")) << "no record kept (a disturbed take?)\n" << first.err;
-  const Ran second = grade("second");
-  ASSERT_EQ(second.code, 0) << second.err;
-  EXPECT_NE(second.err.find("the baselines of timed from this GPU's record"), std::string::npos) << second.err;
+  // The record stands only for a grading whose reference ran within 0.3% of
+  // it, after a quiet take: where the GPU's pace drifted since (the heat of
+  // the tests before), a later grading times its own baselines and they
+  // become the record, which the next one then finds. (Seen once on the H200
+  // machine: the second grading timed its own.) Up to three later gradings.
+  Ran second;
+  std::string later, refused;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    later = "later" + std::to_string(attempt);
+    second = grade(later);
+    ASSERT_EQ(second.code, 0) << second.err;
+    if (second.err.find("the baselines of timed from this GPU's record") != std::string::npos) break;
+    refused += second.err;
+  }
+  EXPECT_NE(second.err.find("the baselines of timed from this GPU's record"), std::string::npos)
+      << "three later gradings timed their own baselines:\n" << refused;
   EXPECT_EQ(second.err.find("timing the baselines of timed"), std::string::npos) << second.err;
   EXPECT_EQ(second.err.find("cuBLAS"), std::string::npos) << second.err;
   // The hold ends with the runners, the student's samples its last GPU work.
@@ -374,7 +387,7 @@ TEST_F(GradeCli, ALaterGradingOnTheGpuTakesTheBaselinesItsRecordHolds) {
       where(second.err, {"timing timed", "ending the student's runner", "gives the GPU back"});
   for (std::size_t a : at) ASSERT_NE(a, std::string::npos) << second.err;
   for (std::size_t i = 1; i < at.size(); ++i) EXPECT_LT(at[i - 1], at[i]) << i << "\n" << second.err;
-  std::ifstream rf((dir_ / "second" / "results.json").string());
+  std::ifstream rf((dir_ / later / "results.json").string());
   const nlohmann::json r = nlohmann::json::parse(rf);
   for (const auto& t : r["tests"]) {
     if (t["name"] != "timed/performance") continue;

@@ -65,11 +65,17 @@ double record_gap(const BaselineRecord& r, double pace_ms) {
   return relative_gap(pace_ms, median(r.baselines.reference_event_ms));
 }
 
-bool record_stands(const BaselineRecord& r, double pace_ms, double student_disturbance, double now) {
+RecordRefusal record_refusal(const BaselineRecord& r, double pace_ms, double student_disturbance, double now) {
   const double age = now - r.measured_at;
-  return age >= 0 && age <= kRecordMaxAgeS && student_disturbance <= kDisturbedSpread &&
-         record_gap(r, pace_ms) <= kRecordAgreement && !r.baselines.reference_ms.empty() &&
-         !r.baselines.overhead_ms.empty();
+  if (r.baselines.reference_ms.empty() || r.baselines.overhead_ms.empty()) return RecordRefusal::Incomplete;
+  if (age < 0 || age > kRecordMaxAgeS) return RecordRefusal::TooOld;
+  if (student_disturbance > kDisturbedSpread) return RecordRefusal::TakeDisturbed;
+  if (!(record_gap(r, pace_ms) <= kRecordAgreement)) return RecordRefusal::PaceDiffers;
+  return RecordRefusal::None;
+}
+
+bool record_stands(const BaselineRecord& r, double pace_ms, double student_disturbance, double now) {
+  return record_refusal(r, pace_ms, student_disturbance, now) == RecordRefusal::None;
 }
 
 bool worth_keeping(const TimingEvidence& e, double baseline_disturbance) {

@@ -51,6 +51,9 @@ double record_gap(const BaselineRecord& r, double pace_ms);
 // Whether `r` may stand for a grading's baselines at `now`: young enough, the
 // student's take kept quiet (its disturbance at most kDisturbedSpread), and
 // the grading's reference pace within kRecordAgreement of the record's.
+// Else the first of these it fails (the grade log says it).
+enum class RecordRefusal { None, Incomplete, TooOld, TakeDisturbed, PaceDiffers };
+RecordRefusal record_refusal(const BaselineRecord& r, double pace_ms, double student_disturbance, double now);
 bool record_stands(const BaselineRecord& r, double pace_ms, double student_disturbance, double now);
 
 // Whether a grading's freshly measured baselines may be kept as a record:

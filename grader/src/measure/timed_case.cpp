@@ -104,12 +104,14 @@ bool take_recorded_baselines(const BaselineBook& book, const std::string& baseli
                              double now) {
   if (!book.enabled()) return false;
   const std::optional<BaselineRecord> r = book.find(record_key(*timed.c, baseline_runner));
+  if (!r) return false;
   const double pace = reference_pace_ms(timed.evidence);
-  if (!r || !record_stands(*r, pace, timed.student_disturbance, now)) return false;
-  fill_baselines(*r, timed.evidence);
-  timed.baselines_recorded = true;
   timed.record_age_s = now - r->measured_at;
   timed.record_gap = record_gap(*r, pace);
+  timed.record_refused = record_refusal(*r, pace, timed.student_disturbance, now);
+  if (timed.record_refused != RecordRefusal::None) return false;
+  fill_baselines(*r, timed.evidence);
+  timed.baselines_recorded = true;
   return true;
 }
 

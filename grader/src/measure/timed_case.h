@@ -35,7 +35,9 @@ struct TimedCase {
   int student_takes = 0, baseline_takes = 0;  // more than 1: the first samples were disturbed
   // Its baselines taken from the GPU's record (measure/baseline_book.h): how
   // old the record was, and how far its reference was from this grading's pace.
+  // A record that did not stand says why (baselines timed here instead).
   bool baselines_recorded = false;
+  RecordRefusal record_refused = RecordRefusal::None;
   double record_age_s = 0, record_gap = 0;
   double student_disturbance = 0, baseline_disturbance = 0;  // of the takes kept (timing.h)
   double seconds = 0;  // spent timing it, for its test's seconds

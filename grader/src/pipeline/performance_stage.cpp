@@ -80,9 +80,13 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     const std::unique_ptr<DeviceHold> hold = g.alone ? std::move(g.alone) : g.backend->exclusive_hold();
     for (TimedCase& t : cases) time_student(*g.session, baseline, t, limit(t), scratch, policy, log);
     const double now = wall_seconds();
-    for (TimedCase& t : cases)
-      if (!t.failed() && take_recorded_baselines(book, runner_identity, t, now))
+    for (TimedCase& t : cases) {
+      if (t.failed()) continue;
+      if (take_recorded_baselines(book, runner_identity, t, now))
         g.log(recorded_baselines_log_line(t.c->name, t.record_age_s, t.record_gap));
+      else if (t.record_refused != RecordRefusal::None)
+        g.log(record_not_taken_log_line(t));
+    }
     // The student's runner ends (and is reaped, with everything it started:
     // every process of this grading but the baseline runner's) before any
     // baseline is timed: nothing of the submission shares the GPU with them.

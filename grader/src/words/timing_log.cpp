@@ -23,6 +23,24 @@ std::string take_log_line(const TakeNote& note) {
   return line + fmt::format(" again after a pause of {:.2f} s: ", note.pause_s) + kDisturbedWhy;
 }
 
+std::string record_not_taken_log_line(const TimedCase& t) {
+  std::string why;
+  switch (t.record_refused) {
+    case RecordRefusal::None: return "";
+    case RecordRefusal::Incomplete: why = "it lacks some of the baselines"; break;
+    case RecordRefusal::TooOld: why = fmt::format("measured {:.0f} s ago (at most {:.0f} s)", t.record_age_s, kRecordMaxAgeS); break;
+    case RecordRefusal::TakeDisturbed:
+      why = fmt::format("this grading's take was disturbed ({:.1f}%, at most {:.0f}%)", 100 * t.student_disturbance,
+                        100 * kDisturbedSpread);
+      break;
+    case RecordRefusal::PaceDiffers:
+      why = fmt::format("its reference ran {:.2f}% from this grading's pace (at most {:.2f}%)", 100 * t.record_gap,
+                        100 * kRecordAgreement);
+      break;
+  }
+  return "the GPU's record of the baselines of " + t.c->name + " not taken: " + why;
+}
+
 std::string shared_holds_line(int holds, double wait_s) {
   return fmt::format("shared GPU: {} untimed holds waited {:.2f} s in all", holds, wait_s);
 }
