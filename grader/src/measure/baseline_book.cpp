@@ -74,10 +74,6 @@ RecordRefusal record_refusal(const BaselineRecord& r, double pace_ms, double stu
   return RecordRefusal::None;
 }
 
-bool record_stands(const BaselineRecord& r, double pace_ms, double student_disturbance, double now) {
-  return record_refusal(r, pace_ms, student_disturbance, now) == RecordRefusal::None;
-}
-
 bool worth_keeping(const TimingEvidence& e, double baseline_disturbance) {
   return baseline_disturbance <= kDisturbedSpread &&
          relative_gap(reference_pace_ms(e), median(e.reference_event_ms)) <= kRecordAgreement;

@@ -48,13 +48,12 @@ double reference_pace_ms(const TimingEvidence& e);
 // as a share of the record's.
 double record_gap(const BaselineRecord& r, double pace_ms);
 
-// Whether `r` may stand for a grading's baselines at `now`: young enough, the
-// student's take kept quiet (its disturbance at most kDisturbedSpread), and
-// the grading's reference pace within kRecordAgreement of the record's.
-// Else the first of these it fails (the grade log says it).
+// Whether `r` may stand for a grading's baselines at `now` (None): whole,
+// young enough, the student's take kept quiet (its disturbance at most
+// kDisturbedSpread), and the grading's reference pace within kRecordAgreement
+// of the record's. Else the first of these it fails (the grade log says it).
 enum class RecordRefusal { None, Incomplete, TooOld, TakeDisturbed, PaceDiffers };
 RecordRefusal record_refusal(const BaselineRecord& r, double pace_ms, double student_disturbance, double now);
-bool record_stands(const BaselineRecord& r, double pace_ms, double student_disturbance, double now);
 
 // Whether a grading's freshly measured baselines may be kept as a record:
 // their take quiet, and their reference within kRecordAgreement of the

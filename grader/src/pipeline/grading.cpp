@@ -53,7 +53,7 @@ void Grading::run_checks(CheckStage stage) {
 }
 
 std::unique_ptr<DeviceHold> Grading::take_shared_hold(SharedHold length) {
-  if (alone) return nullptr;  // only the main thread holds it, once the timed inputs' thread has ended
+  if (alone) return nullptr;  // only the main thread holds it, once the thread making cases ahead has ended
   const auto t0 = Clock::now();
   auto hold = backend->shared_hold(length);
   if (!hold) return nullptr;

@@ -22,14 +22,6 @@ std::string waiting_for_exclusive_log_line() { return "waiting for the GPU to it
 std::string ending_runner_log_line() { return "ending the student's runner"; }
 std::string cublas_log_line() { return "cuBLAS"; }
 std::string checking_outputs_log_line() { return "checking the timed outputs"; }
-std::string recorded_baselines_log_line(const std::string& name, double age_s, double gap) {
-  return fmt::format("the baselines of {} from this GPU's record, measured {:.1f} s ago (its reference {:.2f}% from "
-                     "this grading's pace)",
-                     name, age_s, 100 * gap);
-}
-std::string baselines_not_recorded_log_line(const std::string& what) {
-  return "the baselines were not kept as this GPU's record: " + what;
-}
 std::string performance_not_measured(bool result_wrong, const std::string& case_verdict) {
   return result_wrong ? "no performance points: the case's result is wrong" : not_measured(case_verdict);
 }

@@ -27,11 +27,6 @@ std::string waiting_for_exclusive_log_line();
 std::string ending_runner_log_line();
 std::string cublas_log_line();
 std::string checking_outputs_log_line();
-// A case's baselines taken from the GPU's record (measure/baseline_book.h):
-// how old it was and how far its reference was from this grading's pace; or
-// why a record could not be kept.
-std::string recorded_baselines_log_line(const std::string& name, double age_s, double gap);
-std::string baselines_not_recorded_log_line(const std::string& what);
 // A performance case whose checked launch failed: its result was wrong, or
 // it did not run (`case_verdict`, the case's own verdict).
 std::string performance_not_measured(bool result_wrong, const std::string& case_verdict);

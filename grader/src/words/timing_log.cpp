@@ -23,6 +23,16 @@ std::string take_log_line(const TakeNote& note) {
   return line + fmt::format(" again after a pause of {:.2f} s: ", note.pause_s) + kDisturbedWhy;
 }
 
+std::string recorded_baselines_log_line(const std::string& name, double age_s, double gap) {
+  return fmt::format("the baselines of {} from this GPU's record, measured {:.1f} s ago (its reference {:.2f}% from "
+                     "this grading's pace)",
+                     name, age_s, 100 * gap);
+}
+
+std::string baselines_not_recorded_log_line(const std::string& what) {
+  return "the baselines were not kept as this GPU's record: " + what;
+}
+
 std::string record_not_taken_log_line(const TimedCase& t) {
   std::string why;
   switch (t.record_refused) {

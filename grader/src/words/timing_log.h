@@ -12,6 +12,11 @@ namespace sg {
 // with its disturbance when it is done.
 std::string take_log_line(const TakeNote& note);
 
+// A case's baselines taken from the GPU's record (measure/baseline_book.h):
+// how old it was and how far its reference was from this grading's pace; or
+// why a record could not be kept.
+std::string recorded_baselines_log_line(const std::string& name, double age_s, double gap);
+std::string baselines_not_recorded_log_line(const std::string& what);
 // "the GPU's record of the baselines of perf_2048 not taken: its reference
 // ran 0.42% from this grading's pace (at most 0.30%)": the first condition
 // the record failed (measure/baseline_book.h), with the figure.

@@ -309,7 +309,6 @@ void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResu
   const std::string& scratch = ctx.runner_config->scratch_dir;
   const Sandbox sandbox = tool_sandbox(ctx);
   const std::vector<std::string> env = runner_environment(scratch);
-  // A long shared hold: a timing waits for it without keeping the other gradings' cases waiting.
   std::vector<ToolRun> runs = run_tools(commands, env, scratch, true, kLogCap, false, sandbox, [this]() {
     GateTurn turn;
     turn.critical = shared_hold(SharedHold::Long);
