@@ -134,6 +134,25 @@ int run_grade(const Sample& s, const std::string& backend, json& results, std::s
   return rc;
 }
 
+// What a score outside its range is made of, first in the failure message (a
+// CI log keeps only part of the output): each test that lost points, its
+// status and the first lines of its output, then the grade log's last lines.
+std::string lost_points(const json& r, const std::string& log) {
+  std::string out;
+  for (const json& t : r.value("tests", json::array())) {
+    const double score = t.value("score", 0.0), max = t.value("max_score", 0.0);
+    if (!t.contains("status") || score >= max - 1e-9) continue;
+    std::string first = t.value("output", "");
+    std::size_t cut = 0;
+    for (int line = 0; line < 4 && cut != std::string::npos; ++line) cut = first.find('\n', cut + (line > 0));
+    if (cut != std::string::npos) first.resize(cut);
+    out += "  " + t.value("name", "?") + " " + t.value("status", "?") + " " + std::to_string(score) + "/" +
+           std::to_string(max) + ": " + first + "\n";
+  }
+  const std::size_t tail = log.size() > 3000 ? log.size() - 3000 : 0;
+  return "lost points:\n" + out + "grade's output (end):\n" + log.substr(tail) + "\n";
+}
+
 void check_expectations(const Sample& s, const std::string& backend) {
   YAML::Node e = YAML::LoadFile((s.dir / "expect.yaml").string());
   if (backend == "cpu" && e["cpu_not_graded"])
@@ -171,9 +190,9 @@ void check_expectations(const Sample& s, const std::string& backend) {
   const sg_samples::ScoreRange want = sg_samples::expected_score_range(e, planned, backend == "cpu");
   const double score = r["score"].get<double>();
   EXPECT_GE(score, want.lo - 1e-6) << s.name << " scored " << score << ", expected [" << want.lo << ", " << want.hi
-                                   << "]\n" << r.dump(1).substr(0, 6000);
+                                   << "]\n" << lost_points(r, log) << r.dump(1).substr(0, 6000);
   EXPECT_LE(score, want.hi + 1e-6) << s.name << " scored " << score << ", expected [" << want.lo << ", " << want.hi
-                                   << "]\n" << r.dump(1).substr(0, 6000);
+                                   << "]\n" << lost_points(r, log) << r.dump(1).substr(0, 6000);
 
   auto test_named = [&](const std::string& name) -> const json* {
     for (const json& t : r["tests"])

@@ -8,8 +8,9 @@
 
 namespace sg {
 namespace {
-// The CPU backend's rate for a case's limit, below what a naive kernel does on the CPU layer
-// (grader/bench/RESULTS.md); a slower run gets extensions while its blocks complete.
+// The CPU backend's rate for a case's limit, about what a naive kernel does on the CPU layer of a
+// 2-core machine (grader/bench/RESULTS.md); a slower run, or one on a busy machine, gets
+// extensions while its blocks complete (services/reply_wait.h).
 constexpr double kCpuFlopsPerSecondFloor = 1e8;
 }  // namespace
 

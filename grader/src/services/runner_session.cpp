@@ -1,71 +1,19 @@
 #include "services/runner_session.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <random>
 
 #include "services/elapsed.h"
 #include "services/limits.h"
+#include "services/reply_wait.h"
 
 namespace sg {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// The CPU layer's count of completed blocks (0 when unreadable). The file is
-// the runner's: a regular file is read, nothing else, and no link followed.
-std::uint64_t blocks_done(const std::string& path) {
-  std::uint64_t n = 0;
-  if (path.empty()) return n;
-  const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return 0;
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || pread(fd, &n, sizeof n, 0) != static_cast<ssize_t>(sizeof n))
-    n = 0;
-  close(fd);
-  return n;
-}
-
-// Waits for the reply to begin. Each time the limit passes, another span of
-// timeout_s is given when the block count moved during the last one, up to
-// factor * timeout_s in all and as long as `budget_s` lasts (spent here); an
-// empty progress_file counts nothing and gives none. Returns the limit in force.
-double limit_while_blocks_complete(int fd, Clock::time_point t0, double timeout_s, const std::string& progress_file,
-                                   double factor, double& budget_s, bool& extended, double spin_s) {
-  // A timed request's reply is watched for without sleeping for its first
-  // spin_s: a judge woken from sleep adds its wake-up's jitter to the
-  // request's time on its clock (RESULTS.md).
-  while (spin_s > 0 && seconds_since(t0) < spin_s) {
-    pollfd p{fd, POLLIN, 0};
-    if (poll(&p, 1, 0) != 0) return timeout_s;
-  }
-  const double cap = timeout_s * std::max(1.0, factor);
-  double limit = timeout_s;
-  std::uint64_t seen = blocks_done(progress_file);
-  for (;;) {
-    const double wait = limit - seconds_since(t0);
-    if (wait > 0) {
-      pollfd p{fd, POLLIN, 0};
-      const int rc = poll(&p, 1, static_cast<int>(std::ceil(wait * 1000)));
-      if (rc > 0 || (rc < 0 && errno != EINTR)) return limit;  // a reply, an end, or an error: read_reply says which
-      continue;
-    }
-    const std::uint64_t now = blocks_done(progress_file);
-    const double span = std::min({timeout_s, cap - limit, budget_s});
-    if (now == seen || span <= 0) return limit;
-    seen = now;
-    limit += span;
-    budget_s -= span;
-    extended = true;
-  }
-}
 
 }  // namespace
 
@@ -357,14 +305,15 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
   proto::Reply& r = out.reply;
   // Waits for the reply to begin (no progress file: no extension).
   const double spin_s = q.type == proto::RequestType::TimeSeeded ? kTimedReplySpinS : 0;
-  limit = limit_while_blocks_complete(child_->reply_fd(), t0, timeout_s, cfg_.progress_file,
-                                      cfg_.progress_limit_factor, extension_left_s_, out.extended, spin_s);
+  const ReplyWait wait = wait_for_reply(child_->reply_fd(), t0, timeout_s, cfg_.progress_file,
+                                        cfg_.progress_limit_factor, extension_left_s_, spin_s);
+  limit = wait.limit_s;
+  out.extended = wait.extended;
   if (!cfg_.progress_file.empty()) out.limit_s = timeout_s;
-  // A reply that began within the limit gets kReplyTransferS to arrive in
-  // full: the limit bounds the work, and on a busy machine copying C through
-  // the pipe can cross it (an honest naive kernel on the CPU backend lost a
-  // case so, in make test).
-  const double read_s = left() > 0 ? std::max(left(), kReplyTransferS) : 0.0;
+  // A reply that has begun gets kReplyTransferS to arrive in full: the limit
+  // bounds the work, and on a busy machine copying C through the pipe can
+  // cross it (an honest naive kernel on the CPU backend lost a case so, in make test).
+  const double read_s = reply_read_seconds(wait, left(), kReplyTransferS);
   if (!proto::read_reply(child_->reply_fd(), r, q.m, q.n, read_s, error, expect_c)) {
     // The reader's own error (proto/protocol.h) tells a timeout from an end.
     if (error.find("timed out") != std::string::npos && out.extended) {

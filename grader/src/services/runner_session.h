@@ -46,8 +46,9 @@ struct RunnerConfig {
   QuotaPlace work_quota;
 };
 
-// Seconds a reply that began within its case's limit may take to arrive in
-// full, past that limit (RunnerSession::run and the other requests).
+// Seconds a reply that had begun when the judge looked (services/reply_wait.h)
+// may take to arrive in full, past its case's limit (RunnerSession::run and the
+// other requests).
 inline constexpr double kReplyTransferS = 10;
 // Seconds the judge watches for a timed request's reply without sleeping,
 // before it waits asleep (a slower launch's request is long enough for a
