@@ -46,6 +46,26 @@ struct ProgressFile {
   }
 };
 
+// A runner whose blocks keep completing: the count moves every 5 ms until the end of its scope.
+class CompletingBlocks {
+ public:
+  explicit CompletingBlocks(const ProgressFile& progress)
+      : blocks_([this, &progress] {
+          for (std::uint64_t n = 1; !stop_; ++n) {
+            progress.set(n);
+            std::this_thread::sleep_for(5ms);
+          }
+        }) {}
+  ~CompletingBlocks() {
+    stop_ = true;
+    blocks_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread blocks_;
+};
+
 // The judge woke after the limit (a busy machine) and the reply had begun in
 // the meantime: it is taken and given the transfer's time, not called a
 // timeout. Before, the judge counted blocks first and, seeing none, read the
@@ -74,42 +94,30 @@ TEST(ReplyWait, NoReplyAndNoProgressIsATimeoutWithNoTimeToRead) {
   EXPECT_DOUBLE_EQ(reply_read_seconds(w, -0.01, 10), 0);
 }
 
-TEST(ReplyWait, BlocksThatKeepCompletingEarnSpansUpToTheFactor) {
+// A limit of kSpanS waited out with no reply while the blocks keep completing
+// (every 5 ms: each span sees the count move even on a busy machine).
+constexpr double kSpanS = 0.2;
+ReplyWait wait_while_blocks_complete(double factor, double& budget) {
   Pipe p;
   ProgressFile progress("sg-reply-wait-moving");
-  std::atomic<bool> stop{false};
-  std::thread blocks([&] {
-    for (std::uint64_t n = 1; !stop; ++n) {
-      progress.set(n);
-      std::this_thread::sleep_for(5ms);
-    }
-  });
+  CompletingBlocks blocks(progress);
+  return wait_for_reply(p.fd[0], Clock::now(), kSpanS, progress.path, factor, budget, 0);
+}
+
+TEST(ReplyWait, BlocksThatKeepCompletingEarnSpansUpToTheFactor) {
   double budget = 100;
-  const ReplyWait w = wait_for_reply(p.fd[0], Clock::now(), 0.05, progress.path, 4, budget, 0);
-  stop = true;
-  blocks.join();
+  const ReplyWait w = wait_while_blocks_complete(4, budget);
   EXPECT_FALSE(w.begun);
   EXPECT_TRUE(w.extended);
-  EXPECT_NEAR(w.limit_s, 0.2, 1e-9);  // the factor's cap: 4 x 0.05 s
-  EXPECT_NEAR(budget, 100 - 0.15, 1e-9);
+  EXPECT_NEAR(w.limit_s, 4 * kSpanS, 1e-9);  // the factor's cap
+  EXPECT_NEAR(budget, 100 - 3 * kSpanS, 1e-9);
 }
 
 TEST(ReplyWait, TheGradingsBudgetBoundsTheSpans) {
-  Pipe p;
-  ProgressFile progress("sg-reply-wait-budget");
-  std::atomic<bool> stop{false};
-  std::thread blocks([&] {
-    for (std::uint64_t n = 1; !stop; ++n) {
-      progress.set(n);
-      std::this_thread::sleep_for(5ms);
-    }
-  });
   double budget = 0.03;
-  const ReplyWait w = wait_for_reply(p.fd[0], Clock::now(), 0.05, progress.path, 8, budget, 0);
-  stop = true;
-  blocks.join();
+  const ReplyWait w = wait_while_blocks_complete(8, budget);
   EXPECT_TRUE(w.extended);
-  EXPECT_NEAR(w.limit_s, 0.08, 1e-9);
+  EXPECT_NEAR(w.limit_s, kSpanS + 0.03, 1e-9);
   EXPECT_NEAR(budget, 0, 1e-9);
 }
 
