@@ -146,8 +146,10 @@ std::string lost_points(const json& r, const std::string& log) {
     std::size_t cut = 0;
     for (int line = 0; line < 4 && cut != std::string::npos; ++line) cut = first.find('\n', cut + (line > 0));
     if (cut != std::string::npos) first.resize(cut);
-    out += "  " + t.value("name", "?") + " " + t.value("status", "?") + " " + std::to_string(score) + "/" +
-           std::to_string(max) + ": " + first + "\n";
+    std::ostringstream line;
+    line << "  " << t.value("name", "?") << " " << t.value("status", "?") << " " << score << "/" << max << ": "
+         << first << "\n";
+    out += line.str();
   }
   const std::size_t tail = log.size() > 3000 ? log.size() - 3000 : 0;
   return "lost points:\n" + out + "grade's output (end):\n" + log.substr(tail) + "\n";
