@@ -138,21 +138,20 @@ int run_grade(const Sample& s, const std::string& backend, json& results, std::s
 // CI log keeps only part of the output): each test that lost points, its
 // status and the first lines of its output, then the grade log's last lines.
 std::string lost_points(const json& r, const std::string& log) {
-  std::string out;
+  std::ostringstream out;
+  out << "lost points:\n";
   for (const json& t : r.value("tests", json::array())) {
     const double score = t.value("score", 0.0), max = t.value("max_score", 0.0);
     if (!t.contains("status") || score >= max - 1e-9) continue;
-    std::string first = t.value("output", "");
-    std::size_t cut = 0;
-    for (int line = 0; line < 4 && cut != std::string::npos; ++line) cut = first.find('\n', cut + (line > 0));
-    if (cut != std::string::npos) first.resize(cut);
-    std::ostringstream line;
-    line << "  " << t.value("name", "?") << " " << t.value("status", "?") << " " << score << "/" << max << ": "
-         << first << "\n";
-    out += line.str();
+    std::istringstream output(t.value("output", ""));
+    out << "  " << t.value("name", "?") << " " << t.value("status", "?") << " " << score << "/" << max << ":";
+    std::string line;
+    for (int n = 0; n < 4 && std::getline(output, line); ++n) out << "\n    " << line;
+    out << "\n";
   }
   const std::size_t tail = log.size() > 3000 ? log.size() - 3000 : 0;
-  return "lost points:\n" + out + "grade's output (end):\n" + log.substr(tail) + "\n";
+  out << "grade's output (end):\n" << log.substr(tail) << "\n";
+  return out.str();
 }
 
 void check_expectations(const Sample& s, const std::string& backend) {

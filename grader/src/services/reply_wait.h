@@ -1,6 +1,6 @@
 // How the judge waits for a runner's reply to begin, and how long it then
 // gives the rest of it: a case's limit, moved on while a CPU runner's blocks
-// keep completing (services/runner_session.h says the rule).
+// keep completing (the factor and budget: services/limits.h).
 #pragma once
 
 #include <chrono>
