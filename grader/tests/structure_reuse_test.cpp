@@ -344,8 +344,8 @@ TEST(SanitizerShapes, MemcheckRunsTheCheckShapeAndEverySmallCaseOnce) {
   const auto shapes = memcheck_shapes(check, cases);
   ASSERT_EQ(shapes.size(), 3u);
   EXPECT_EQ(shapes[0].label, "40x50x36 (sanitizer, again)");
-  EXPECT_EQ(shapes[1].label, "256x256x256 (square_256)");  // 2^24 exactly: still small
-  EXPECT_EQ(shapes[2].label, "128x96x196 (n_not_multiple)");
+  EXPECT_EQ(shapes[1].label, "128x96x196 (n_not_multiple)");  // the smaller case first
+  EXPECT_EQ(shapes[2].label, "256x256x256 (square_256)");     // 2^24 exactly: still small
   check.visibility = Visibility::Hidden;
   EXPECT_EQ(memcheck_shapes(check, cases).size(), 4u) << "a hidden check may run hidden shapes";
   const auto requests = selftest_requests(shapes, 1000);
@@ -357,6 +357,23 @@ TEST(SanitizerShapes, MemcheckRunsTheCheckShapeAndEverySmallCaseOnce) {
     EXPECT_EQ(requests[i].n, shapes[i].n);
     EXPECT_EQ(requests[i].seed, 1000 + i) << "each shape its own inputs";
   }
+}
+
+TEST(SanitizerShapes, MemcheckRunsTheCasesSmallestFirstAfterTheCheckShape) {
+  // A run ends at its first failing launch, and each error it records costs
+  // the tool time with the GPU held: the smallest failing shape is reported.
+  Check check;
+  check.name = "sanitizer";
+  check.m = 40;
+  check.k = 50;
+  check.n = 36;
+  const std::vector<Case> cases = {small("rect", 128, 384, 256), small("tiny", 1, 1, 1), small("odd", 120, 201, 250),
+                                   small("k_is_1", 64, 1, 48), small("same_volume", 1, 1, 1)};
+  std::vector<std::string> labels;
+  for (const auto& s : memcheck_shapes(check, cases)) labels.push_back(s.label);
+  const std::vector<std::string> expected = {"40x50x36 (sanitizer)", "1x1x1 (tiny, same_volume)", "64x1x48 (k_is_1)",
+                                             "120x201x250 (odd)", "128x384x256 (rect)"};
+  EXPECT_EQ(labels, expected);
 }
 
 TEST(SanitizerShapes, MemcheckOverTheDefaultSuiteCoversEveryRaggedSmallCase) {

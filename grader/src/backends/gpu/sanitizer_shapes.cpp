@@ -42,8 +42,17 @@ std::vector<SanitizerShape> memcheck_shapes(const Check& check, const std::vecto
     names.push_back({name});
   };
   if (check.m > 0 && check.k > 0 && check.n > 0) add(check.m, check.k, check.n, check.name);
+  // The cases smallest first (suite order among equals): a run ends at its
+  // first failing launch, and the tool spends host time on each error it
+  // records with the GPU held, so a bug is reported at the smallest shape
+  // that shows it, with the fewest errors.
+  std::vector<const Case*> covered;
   for (const Case& c : cases)
-    if (memcheck_covers(check, c)) add(c.m, c.k, c.n, c.name);
+    if (memcheck_covers(check, c)) covered.push_back(&c);
+  std::stable_sort(covered.begin(), covered.end(), [](const Case* a, const Case* b) {
+    return double(a->m) * a->k * a->n < double(b->m) * b->k * b->n;
+  });
+  for (const Case* c : covered) add(c->m, c->k, c->n, c->name);
   for (std::size_t i = 0; i < shapes.size(); ++i)
     shapes[i].label = named_shape_label(shapes[i].m, shapes[i].k, shapes[i].n, names[i]);
   return shapes;

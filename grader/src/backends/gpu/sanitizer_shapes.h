@@ -19,7 +19,8 @@ struct SanitizerShape {
 };
 
 // memcheck's shapes: the check's own first, then every case of `cases` it
-// covers (model/suite.h, memcheck_covers), each shape once.
+// covers (model/suite.h, memcheck_covers), smallest first (m*k*n), each
+// shape once.
 std::vector<SanitizerShape> memcheck_shapes(const Check& check, const std::vector<Case>& cases);
 
 // racecheck's shape, drawn from the grading's seed so that no fixed shape can
