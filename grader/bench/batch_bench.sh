@@ -176,51 +176,73 @@ if serial and label.startswith("1gpu"):
         spent[state] += max(t - now, 0.0); now = max(now, t)
         if kind: on[kind] += d
     print("         the GPU's lock over the batch: " + ", ".join(f"{k} {v:.1f} s ({100 * v / wall:.0f}%)" for k, v in spent.items()))
-# Inside each grading's exclusive hold, step by step (its grade log's lines
+# Inside each grading's exclusive holds, step by step (its grade log's lines
 # in their order): where the serial part of a batch goes, for gradings that
-# timed every case.
-steps = [("the counter", "load counter opened"), ("the counted launches", "case "),
-         ("the performance checks", "timing "), ("the student's takes", "ending the student's runner"),
-         ("ending its runner", "timing the baselines"), ("the baselines", "cuBLAS"),
-         ("cuBLAS", "gives the GPU back")]
+# timed every case. The counted case holds the GPU to itself for its counter
+# and its two launches; the timing takes it again for every case's samples.
+counted_steps = [("the counter", "load counter opened"), ("the counted launches", "gives the GPU back")]
+timing_steps = [("before the first take", "timing "), ("the student's takes", "ending the student's runner"),
+                ("ending its runner", "timing the baselines"), ("the baselines", "cuBLAS"),
+                ("cuBLAS", "gives the GPU back")]
 # A grading that took its baselines from the GPU's record (measure/baseline_book.h)
 # gives the GPU back once the student's runner has ended.
-recorded_steps = steps[:4] + [("ending its runner", "gives the GPU back")]
-inside = {name: [] for name, _ in steps}
-inside_recorded = {name: [] for name, _ in recorded_steps}
+recorded_steps = timing_steps[:2] + [("ending its runner", "gives the GPU back")]
+tables = {"counted": {n: [] for n, _ in counted_steps}, "timing": {n: [] for n, _ in timing_steps},
+          "recorded": {n: [] for n, _ in recorded_steps}}
 recorded = 0
-for f in pathlib.Path(out).glob("*/grade.log"):
-    text = f.read_text(errors="replace")
-    took_record = "from this GPU's record" in text
-    recorded += took_record
-    if took_record and "timing the baselines" not in text:
-        steps_here, table = recorded_steps, inside_recorded
-    else:
-        steps_here, table = steps, inside
-    times, t0, after = {}, None, False
+
+def holds_of(text):
+    """Each exclusive hold of a grade log: its start and its (time, line) pairs to the give-back."""
+    held, start, lines = [], None, []
     for line in text.splitlines():
         m = stamp.match(line)
         if not m: continue
         t, what = float(m.group(1)), m.group(2)
-        if what.startswith("has the GPU to itself") and t0 is None: t0 = t; continue
-        if t0 is None: continue
-        for name, starts in steps_here:
-            if name not in times and what.startswith(starts) and (name != "the counted launches" or "the counter" in times):
-                times[name] = t
-        if what.startswith("gives the GPU back"): break  # the first hold only
-    if t0 is not None and len(times) == len(steps_here):
-        prev = t0
-        for name, _ in steps_here:
-            table[name].append(times[name] - prev); prev = times[name]
-done = len(inside["cuBLAS"])
-if done:
-    print(f"         inside the exclusive hold ({done} gradings that timed every case, means): " +
-          ", ".join(f"{name} {sum(v) / done:.2f} s" for name, v in inside.items()))
-done = len(inside_recorded["ending its runner"])
+        if what.startswith("has the GPU to itself"):
+            start, lines = t, []
+        elif start is not None:
+            lines.append((t, what))
+            if what.startswith("gives the GPU back"):
+                held.append((start, lines)); start = None
+    return held
+
+def step_times(start, lines, steps):
+    """Each step's length, from the hold's start, or None where a step's line is missing."""
+    times, prev, out = {}, start, []
+    for t, what in lines:
+        for name, starts in steps:
+            if name not in times and what.startswith(starts): times[name] = t
+    if len(times) < len(steps): return None
+    for name, _ in steps:
+        out.append(times[name] - prev); prev = times[name]
+    return out
+
+for f in pathlib.Path(out).glob("*/grade.log"):
+    text = f.read_text(errors="replace")
+    took_record = "from this GPU's record" in text and "timing the baselines" not in text
+    recorded += "from this GPU's record" in text
+    for start, lines in holds_of(text):
+        whats = [w for _, w in lines]
+        if any(w.startswith("load counter opened") for w in whats):
+            kind, steps = "counted", counted_steps
+        elif any(w.startswith("ending the student's runner") for w in whats):
+            kind, steps = ("recorded", recorded_steps) if took_record else ("timing", timing_steps)
+        else:
+            continue
+        got = step_times(start, lines, steps)
+        if got:
+            for (name, _), v in zip(steps, got): tables[kind][name].append(v)
+
+def means(table):
+    done = len(next(iter(table.values())))
+    return done, ", ".join(f"{name} {sum(v) / done:.2f} s" for name, v in table.items()) if done else ""
+for kind, label in (("counted", "the counted case's exclusive hold"), ("timing", "the timing's exclusive hold")):
+    done, said = means(tables[kind])
+    if done: print(f"         {label} ({done} gradings, means): {said}")
 if recorded:
-    print(f"         baselines from the GPU's record in {recorded} gradings" + (
-          f"; inside their hold ({done} that timed every case, means): " +
-          ", ".join(f"{name} {sum(v) / done:.2f} s" for name, v in inside_recorded.items()) if done else ""))
+    done, said = means(tables["recorded"])
+    print(f"         baselines from the GPU's record in {recorded} gradings" +
+          (f"; the timing's hold in those ({done}, means): {said}" if done else ""))
 if samples:
     kinds = ["grade", "runner", "compute-sanitiz", "cicc", "ptxas", "nvcc", "cc1plus", "nvlink", "fatbinary"]
     print(f"         machine: CPU busy {sum(busy) / max(len(busy), 1):.0f}%, GPU busy {sum(gpu) / max(len(gpu), 1):.0f}%;"

@@ -40,8 +40,8 @@ bool counts_this_case(const Grading& g, const Case& c) {
 // correctness case (correctness_stage runs this case last, on every backend),
 // so that each case is the same call of the program as on the CPU backend,
 // which makes it once: a program may act on how often it was called. The hold
-// taken here lasts to the end of the timing (Grading::alone): one wait for the
-// device to itself a grading, and no second runner started for the count.
+// taken here (Grading::alone) ends before the performance cases' checks, and
+// no second runner is started for the count.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, const CaseSchedule& schedule, CheckedRun& run) {
   const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();  // prepared before the hold
   g.hold_alone(run.limit_s);

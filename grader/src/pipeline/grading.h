@@ -59,9 +59,9 @@ struct Grading {
   // Before session, so that it outlives session's sweeps (RunnerSession::spare).
   std::unique_ptr<RunnerSession> baseline;  // the grader's baseline runner, where cases are timed
   std::unique_ptr<RunnerSession> session;
-  // The device held to itself from the counted launch (pipeline/case_run.cpp)
-  // to the end of the timing: one exclusive hold a grading, the performance
-  // cases' checks and the timing inside it. After backend, which it reports to.
+  // The device held to itself for the counted launches (pipeline/case_run.cpp),
+  // released before the performance cases' checks (performance_stage.cpp).
+  // After backend, which it reports to.
   std::unique_ptr<DeviceHold> alone;
   std::vector<TimedCase> to_time;  // performance cases checked correct, waiting for their timing
   std::vector<SizeOutcome> outcomes;

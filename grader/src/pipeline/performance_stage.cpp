@@ -59,8 +59,7 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   // The baseline runner (begun with the correctness cases) holds only the
   // grader's reference kernels. It is waited for outside any hold, and its
   // first buffers are made under a shared one (they use a GPU another
-  // grading may be timing), unless the grading holds the GPU to itself since
-  // its counted case: then that hold goes on to the end of the timing.
+  // grading may be timing).
   RunnerSession& baseline = *g.baseline;
   const auto limit = [&g](const TimedCase& t) { return g.backend->case_time_limit(*t.c); };
   const MeasureLog log = [&g](const TakeNote& note) { g.log(take_log_line(note)); };
@@ -75,9 +74,9 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     const auto hold = g.take_shared_hold();
     (void)baseline.time_seeded(first.m, first.k, first.n, 1, proto::Launch::None, g.backend->case_time_limit(first));
   }
-  if (!g.opts.gpu_lock.empty() && !g.alone) g.log(waiting_for_exclusive_log_line());
+  if (!g.opts.gpu_lock.empty()) g.log(waiting_for_exclusive_log_line());
   {
-    const std::unique_ptr<DeviceHold> hold = g.alone ? std::move(g.alone) : g.backend->exclusive_hold();
+    const std::unique_ptr<DeviceHold> hold = g.backend->exclusive_hold();
     for (TimedCase& t : cases) time_student(*g.session, baseline, t, limit(t), scratch, policy, log);
     const double now = wall_seconds();
     for (TimedCase& t : cases) {
@@ -136,9 +135,14 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
 }  // namespace
 
 bool performance_check_stage(Grading& g) {
-  // Each performance case is checked (untimed); all of them are timed by the
-  // next stage in one exclusive hold. Where the counted case took that hold
-  // already (Grading::alone), the checks run inside it.
+  // Each performance case is checked (untimed, each under a shared hold);
+  // all of them are timed by the next stage in one exclusive hold. The
+  // counted case's hold (Grading::alone) ends first: the checks move a
+  // case's arrays through the pipes and compare them on the host, work that
+  // needs no GPU to itself, and the exclusive holds are the serial part of a
+  // batch (grader/bench/RESULTS.md). One more wait for the GPU to itself is
+  // the cost.
+  g.alone.reset();
   for (const Case& c : g.suite.cases) {
     if (!g.wanted(c.visibility) || !c.has_performance) continue;
     if (auto timed = check_performance_case(g, c, g.index_of(c.name)))
@@ -149,7 +153,6 @@ bool performance_check_stage(Grading& g) {
 
 bool timing_stage(Grading& g) {
   if (!g.to_time.empty()) time_cases(g, g.to_time);
-  g.alone.reset();  // nothing timed: the hold since the counted case ends here
   g.r.gpu_exclusive_time = g.backend->exclusive_seconds();
   g.session->stop();
   if (g.baseline) {
