@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where one grading's GPU time goes (a benchmark, not a test): CUDA start-up
-# alone and in parallel, the runner's selftest with and without each
-# compute-sanitizer tool, and one grading's phases. Run after `make`.
+# alone and in parallel, one grading's phases, and the submission's kernel
+# with and without each compute-sanitizer tool (memcheck_cost.sh). Run after `make`.
 # Usage: grader/bench/gpu_costs.sh [SUBMISSION=reference/kernel.cu]
 set -u
 SUB=${1:-reference/kernel.cu}
@@ -74,7 +74,7 @@ t0=$(now)
 for ((i = 0; i < 8; i++)); do timeout -k 5 120 "$W/ctx" 512 & done
 wait
 printf '%-34s %6ss\n' "start-up + 512 MiB, 8 at once" "$(secs "$t0" "$(now)")"
-build/grade --quiet --keep-work --out "$W/res" --seed 7 "$SUB" >"$W/grade.txt" 2>&1
+build/grade --quiet --out "$W/res" --seed 7 "$SUB" >"$W/grade.txt" 2>&1
 python3 - "$W/res/results.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -88,24 +88,7 @@ for t in r["tests"]:
         print("   %-26s %.2f s" % (t["name"], s) + ("  (medians: student %.2f, reference %.2f, naive %.2f ms)" %
               (tm["student_ms"], tm["reference_ms"], tm["naive_ms"]) if tm else ""))
 PY
-RUNNER=$(ls -d /tmp/sgemm-grade-*/build/runner 2>/dev/null | head -1)
-if [[ -n $RUNNER ]]; then
-  timed "runner --selftest" "$RUNNER" --selftest 1 7 40 50 36
-  timed "memcheck --check-device-heap" compute-sanitizer --tool memcheck --check-device-heap yes --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
-  timed "memcheck" compute-sanitizer --tool memcheck --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
-  timed "racecheck" compute-sanitizer --tool racecheck --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
-  timed "racecheck, mysgemm only" compute-sanitizer --tool racecheck --kernel-name kns=mysgemm --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
-  timed "racecheck, detect-level error" compute-sanitizer --tool racecheck --racecheck-detect-level error --error-exitcode 10 "$RUNNER" --selftest 1 7 40 50 36
-  timed "memcheck+racecheck in parallel" bash -c "compute-sanitizer --tool memcheck $RUNNER --selftest 1 7 40 50 36 & compute-sanitizer --tool racecheck $RUNNER --selftest 1 7 40 50 36; wait"
-  # How many of each piece one GPU gets through with 4 at a time (a grading
-  # starts one runner and one run of each sanitizer tool).
-  rate() {  # label, command line run 24 times
-    local label=$1 cmd=$2 t0; t0=$(now)
-    seq 24 | xargs -P 4 -I{} timeout -k 5 120 bash -c "$cmd" >/dev/null 2>&1
-    python3 -c "import sys,time;d=time.time()-float(sys.argv[1]);print('%-34s %5.1f/min (24 in %.1f s)'%(sys.argv[2],24*60/d,d))" "$t0" "$label"
-  }
-  rate "runner selftests, 4 at a time" "$RUNNER --selftest 1 7 40 50 36"
-  rate "memcheck runs, 4 at a time" "compute-sanitizer --tool memcheck $RUNNER --selftest 1 7 40 50 36"
-  rate "racecheck runs, 4 at a time" "compute-sanitizer --tool racecheck $RUNNER --selftest 1 7 40 50 36"
-  rm -rf "$(dirname "$(dirname "$RUNNER")")"
-fi
+# Each compute-sanitizer tool on the submission's kernel, launch by launch
+# (the runner takes its launches through the protocol only, so a probe of
+# its own stands in for it).
+grader/bench/memcheck_cost.sh "$SUB"
