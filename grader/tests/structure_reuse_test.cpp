@@ -332,12 +332,18 @@ Case small(const std::string& name, int m, int k, int n, Visibility v = Visibili
   return c;
 }
 
-TEST(SanitizerShapes, MemcheckRunsTheCheckShapeAndEverySmallCaseOnce) {
+// The default suite's sanitizer check: 40x50x36.
+Check sanitizer_check() {
   Check check;
   check.name = "sanitizer";
   check.m = 40;
   check.k = 50;
   check.n = 36;
+  return check;
+}
+
+TEST(SanitizerShapes, MemcheckRunsTheCheckShapeAndEverySmallCaseOnce) {
+  Check check = sanitizer_check();
   const std::vector<Case> cases = {small("square_256", 256, 256, 256), small("square_1024", 1024, 1024, 1024),
                                    small("n_not_multiple", 128, 96, 196), small("again", 40, 50, 36),
                                    small("hidden_one", 55, 33, 77, Visibility::Hidden)};
@@ -362,11 +368,7 @@ TEST(SanitizerShapes, MemcheckRunsTheCheckShapeAndEverySmallCaseOnce) {
 TEST(SanitizerShapes, MemcheckRunsTheCasesSmallestFirstAfterTheCheckShape) {
   // A run ends at its first failing launch, and each error it records costs
   // the tool time with the GPU held: the smallest failing shape is reported.
-  Check check;
-  check.name = "sanitizer";
-  check.m = 40;
-  check.k = 50;
-  check.n = 36;
+  const Check check = sanitizer_check();
   const std::vector<Case> cases = {small("rect", 128, 384, 256), small("tiny", 1, 1, 1), small("odd", 120, 201, 250),
                                    small("k_is_1", 64, 1, 48), small("same_volume", 1, 1, 1)};
   std::vector<std::string> labels;
