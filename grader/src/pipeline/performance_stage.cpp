@@ -74,9 +74,12 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     const auto hold = g.take_shared_hold();
     (void)baseline.time_seeded(first.m, first.k, first.n, 1, proto::Launch::None, g.backend->case_time_limit(first));
   }
-  if (!g.opts.gpu_lock.empty()) g.log(waiting_for_exclusive_log_line());
+  // A performance case at the structure check's shape (a suite with no
+  // correctness case there) took the GPU to itself for its count during its
+  // check: that hold goes on here (a second request would wait for itself).
+  if (!g.opts.gpu_lock.empty() && !g.alone) g.log(waiting_for_exclusive_log_line());
   {
-    const std::unique_ptr<DeviceHold> hold = g.backend->exclusive_hold();
+    const std::unique_ptr<DeviceHold> hold = g.alone ? std::move(g.alone) : g.backend->exclusive_hold();
     for (TimedCase& t : cases) time_student(*g.session, baseline, t, limit(t), scratch, policy, log);
     const double now = wall_seconds();
     for (TimedCase& t : cases) {
@@ -153,6 +156,7 @@ bool performance_check_stage(Grading& g) {
 
 bool timing_stage(Grading& g) {
   if (!g.to_time.empty()) time_cases(g, g.to_time);
+  g.alone.reset();  // nothing timed: a hold taken for a performance case's count ends here
   g.r.gpu_exclusive_time = g.backend->exclusive_seconds();
   g.session->stop();
   if (g.baseline) {
