@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "backends/gpu/cuda_connections.h"
 #include "cli/batch_cli.h"
 #include "cli/options.h"
 #include "pipeline/grade.h"
@@ -82,6 +83,10 @@ std::string check_output_dir(const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before any thread (setenv is not thread-safe) and before CUDA starts
+  // here: the judge's own context asks for one work queue, as its runners do
+  // (backends/gpu/cuda_connections.h); a batch's grade processes inherit it.
+  ::setenv(sg::kCudaConnectionsVariable, sg::kCudaConnections, 1);
   if (argc > 1 && std::string(argv[1]) == "batch") return sg::batch_main(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "merge") return sg::merge_main(argc - 1, argv + 1);
   sg::CliOptions cli;

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "backends/gpu/cuda_connections.h"
 #include "backends/gpu/device_lock.h"
 #include "backends/gpu/ncu_reuse.h"
 #include "backends/gpu/pm_loads.h"
@@ -53,10 +54,12 @@ constexpr double kNcuQuietS = 60;
 // The environment of every run of a runner (checked, timed, under a tool):
 // the same in each, so that none can be told from another by it. Modules are
 // loaded with the context, so a tool's run has the submission's module loaded
-// (and instrumented) before its turn.
+// (and instrumented) before its turn; one work queue a context
+// (cuda_connections.h).
 std::vector<std::string> runner_environment(const std::string& scratch) {
   std::vector<std::string> env = scrubbed_environment(scratch);
   env.push_back("CUDA_MODULE_LOADING=EAGER");
+  env.push_back(std::string(kCudaConnectionsVariable) + "=" + kCudaConnections);
   return env;
 }
 
