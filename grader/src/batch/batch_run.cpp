@@ -295,7 +295,7 @@ int BatchRun::grade_all(std::vector<Pending>& todo) {
     // Per GPU: one process timing (exclusive lock), others running untimed
     // cases or compiling; bounded by the CPUs that compile.
     jobs = gpus_.empty() ? static_cast<int>(std::max(1L, cpus))
-                         : std::min(4 * static_cast<int>(gpus_.size()), static_cast<int>(std::max(2L, cpus)));
+                         : std::min(kGradesPerGpu * static_cast<int>(gpus_.size()), static_cast<int>(std::max(2L, cpus)));
   }
   if (!gpus_.empty()) {
     std::error_code ec;

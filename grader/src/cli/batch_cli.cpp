@@ -90,7 +90,7 @@ struct BatchCommand {
                        return std::string();
                      })
         ->group(batch_only);
-    cli::add_checked(app, "--jobs", "N", "grade processes at once (default: 4 per GPU, or one per CPU)",
+    cli::add_checked(app, "--jobs", "N", "grade processes at once (default: " + std::to_string(batch::kGradesPerGpu) + " per GPU, or one per CPU)",
                      number(o.jobs, 1, 4096, "expected a number from 1 to 4096, got "))
         ->group(batch_only);
     app.add_flag("--resume", o.resume, "continue a batch: grade only what is unfinished or changed")->group(batch_only);
