@@ -7,7 +7,7 @@
 # Environment: CLASS (mix, nocrash or reference; see below), GRADE (default build/grade), BACKEND (default: gpu when
 # nvidia-smi lists a GPU, else cpu), JOBS (grade processes per GPU to try,
 # e.g. "4 8"; default the batch's own choice), ONE_GPU=1 (only the one-GPU run
-# on a machine with more), KEEP=1 keeps the work folder,
+# on a machine with more), TWO_GPUS=1 (only the two-GPU run), KEEP=1 keeps the work folder,
 # LOGS=DIR saves each run's reports, grade logs and machine samples there.
 set -euo pipefail
 
@@ -259,7 +259,7 @@ else
   # JOBS: grade processes per GPU to try (default: the batch's own choice).
   for j in ${JOBS:-0}; do
     extra=(); [[ $j == 0 ]] || extra=(--jobs "$j")
-    run "1gpu-j$j" --gpus 0 "${extra[@]}"
+    [[ ${TWO_GPUS:-0} == 1 && $GPUS -ge 2 ]] || run "1gpu-j$j" --gpus 0 "${extra[@]}"
     if [[ $GPUS -ge 2 && ${ONE_GPU:-0} != 1 ]]; then
       [[ $j == 0 ]] || extra=(--jobs $((2 * j)))
       run "2gpu-j$j" --gpus 0,1 "${extra[@]}"
