@@ -7,8 +7,9 @@ namespace sg {
 // runner, tool run and the judge: a context then starts in about half the
 // time alone and a third of it when many start at once, and the host takes
 // those start-ups one at a time across its GPUs, which bounds a batch
-// (grader/bench/RESULTS.md). Each of these processes works on one stream, so
-// a single queue changes no launch's order.
+// (grader/bench/RESULTS.md). The grader's own code launches on one stream;
+// streams a submission makes still work, sharing the queue as on any GPU
+// with more streams than queues (hostile/own_stream_early_return).
 inline constexpr char kCudaConnectionsVariable[] = "CUDA_DEVICE_MAX_CONNECTIONS";
 inline constexpr char kCudaConnections[] = "1";
 
