@@ -2,10 +2,13 @@
 # Where one grading's GPU time goes (a benchmark, not a test): CUDA start-up
 # alone and in parallel, one grading's phases, and the submission's kernel
 # with and without each compute-sanitizer tool (memcheck_cost.sh). Run after `make`.
+# Its CUDA processes ask for one work queue, as the grader's do
+# (backends/gpu/cuda_connections.h); context_cost.sh compares that with the driver's 8.
 # Usage: grader/bench/gpu_costs.sh [SUBMISSION=reference/kernel.cu]
 set -u
 SUB=${1:-reference/kernel.cu}
 export PATH="$PATH:/usr/local/cuda/bin"
+export CUDA_DEVICE_MAX_CONNECTIONS=1
 W=$(mktemp -d /tmp/sg-costs-XXXXXX)
 trap 'rm -rf "$W"' EXIT
 now() { date +%s.%N; }
@@ -30,24 +33,18 @@ CU
 nvcc -arch=sm_90 -o "$W/ctx" "$W/ctx.cu" -cudart static
 timed "cuda start-up, 1 process" "$W/ctx"
 timed "cuda start-up, 1 process again" "$W/ctx"
-at_once() {  # label, n, gpus (1: the default device; 2: split over GPUs 0 and 1), work queues a context
+at_once() {  # label, n, gpus (1: the default device; 2: split over GPUs 0 and 1)
   local t0; t0=$(now)
   for ((i = 0; i < $2; i++)); do
-    if [ "$3" = 2 ]; then
-      CUDA_DEVICE_MAX_CONNECTIONS=$4 CUDA_VISIBLE_DEVICES=$((i % 2)) timeout -k 5 120 "$W/ctx" &
-    else
-      CUDA_DEVICE_MAX_CONNECTIONS=$4 timeout -k 5 120 "$W/ctx" &
-    fi
+    if [ "$3" = 2 ]; then CUDA_VISIBLE_DEVICES=$((i % 2)) timeout -k 5 120 "$W/ctx" & else timeout -k 5 120 "$W/ctx" & fi
   done
   wait
   printf '%-34s %6ss\n' "$1" "$(secs "$t0" "$(now)")"
 }
 for n in 4 8 16; do
-  # The driver's 8 work queues a context against the grader's one (backends/gpu/cuda_connections.h).
-  at_once "cuda start-up, $n at once" "$n" 1 8
-  at_once "cuda start-up, $n at once, 1 queue" "$n" 1 1
+  at_once "cuda start-up, $n at once" "$n" 1
   # The same split over two GPUs: start-ups taken one at a time by the host do not get faster.
-  [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] && at_once "cuda start-up, $n at once, 2 GPUs" "$n" 2 8
+  [ "$(nvidia-smi -L | grep -c '^GPU')" -ge 2 ] && at_once "cuda start-up, $n at once, 2 GPUs" "$n" 2
 done
 # A judge-like process: CUDA, cuBLAS and two DGEMMs (as the oracle does), to
 # compare with bare start-up when many start at once.
