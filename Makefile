@@ -125,9 +125,14 @@ $(BUILD)/grader_tests: $(TEST_OBJS) $(BUILD)/libsg.a
 RUNNER_DEPS := grader/src/backends/gpu/runner_main.cu grader/src/proto/protocol.h grader/src/proto/seeded_inputs.h \
                grader/src/backends/gpu/device_pool.h grader/src/backends/gpu/runner_cuda.h grader/src/backends/gpu/sm_partition.h \
                grader/src/backends/gpu/runner_selftest.h
+# Beside it, `arch`: the one architecture it was built for ("sm_90"; empty when
+# built for several). A single grading compiles the submission for it while
+# CUDA starts, instead of asking CUDA first (backends/registry.cpp).
+RUNNER_ARCH := $(if $(GPU_CC),sm_$(GPU_CC))
 $(BUILD)/runner/runner_main.o: $(RUNNER_DEPS)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@
+	@echo '$(RUNNER_ARCH)' > $(BUILD)/runner/arch
 $(BUILD)/runner/runner_selftest.o: grader/src/backends/gpu/runner_selftest.cu grader/src/backends/gpu/runner_selftest.h
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -c $< -o $@

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,16 @@ struct BackendSetup {
   std::string gpu_lock;     // a GPU shared by a batch: flock(2) this file around GPU work
   std::string device_arch;  // the GPU's architecture when the caller knows it ("sm_90")
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
+  // --backend unset, the GPU not yet described: where none is usable, the
+  // backend throws NoGpuAfterAll instead of a UsageError.
+  bool cpu_if_no_gpu = false;
+};
+
+// A backend made before the device was described found no usable GPU, and
+// --backend was unset: the grading starts again on the cpu backend
+// (pipeline/grade.cpp). what(): why there is none.
+struct NoGpuAfterAll : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // What a build produced.

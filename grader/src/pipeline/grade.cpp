@@ -4,6 +4,7 @@
 #include <iterator>
 #include <new>
 
+#include "backends/backend.h"
 #include "pipeline/stages.h"
 #include "services/limits.h"
 #include "words/grading_log.h"
@@ -57,12 +58,10 @@ GradeResult grade_once(const Suite& suite, const GradeOptions& opts, const Grade
   return g.r;
 }
 
-}  // namespace
-
-GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths) {
-  // Graded again once, from the start, in a fresh work folder: the failure
-  // may have been passing (another process's burst), and a grading cut short
-  // has no trustworthy score.
+// Graded again once, from the start, in a fresh work folder, when the
+// machine failed: the failure may have been passing (another process's
+// burst), and a grading cut short has no trustworthy score.
+GradeResult grade_on(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths) {
   try {
     return grade_once(suite, opts, paths, false);
   } catch (const MachineFailure& e) {
@@ -72,6 +71,21 @@ GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPath
     if (opts.log) opts.log(judge_out_of_memory_log_line());
   }
   return grade_once(suite, opts, paths, true);
+}
+
+}  // namespace
+
+GradeResult grade(const Suite& suite, const GradeOptions& opts, const GraderPaths& paths) {
+  try {
+    return grade_on(suite, opts, paths);
+  } catch (const NoGpuAfterAll& e) {
+    // --backend unset and the GPU chosen before CUDA described it: none is
+    // usable, so the cpu backend grades, from the start (backends/registry.cpp).
+    if (opts.log) opts.log(no_gpu_after_all_log_line(e.what()));
+    GradeOptions on_cpu = opts;
+    on_cpu.backend = BackendKind::Cpu;
+    return grade_on(suite, on_cpu, paths);
+  }
 }
 
 }  // namespace sg

@@ -32,6 +32,15 @@ std::string machine_ran_out_log_line(const std::string& what, const std::string&
 }
 std::string judge_out_of_memory() { return "the judge ran out of memory"; }
 std::string judge_out_of_memory_log_line() { return "the judge ran out of memory: grading again once"; }
+std::string request_failed_log_line(const std::string& name, double request_s, double partition_s, double ending_s) {
+  std::string line = fmt::format("case {} failed after {:.2f} s", name, request_s);
+  if (partition_s > 0) line += fmt::format(" (its runner's partition {:.2f} s first)", partition_s);
+  if (ending_s > 0) line += fmt::format(", ending its runner {:.2f} s of it", ending_s);
+  return line;
+}
+std::string no_gpu_after_all_log_line(const std::string& why) {
+  return "no usable GPU (" + why + "): grading again on the cpu backend";
+}
 std::string machine_ran_out_twice(const std::string& what) {
   return "internal error: the grading machine ran out of resources (" + what +
          "), twice; this is not an error in the submission: grade it again";

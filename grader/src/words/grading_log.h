@@ -36,6 +36,11 @@ std::string performance_not_measured(bool result_wrong, const std::string& case_
 std::string machine_ran_out_log_line(const std::string& what, const std::string& detail, bool again);
 std::string judge_out_of_memory();
 std::string judge_out_of_memory_log_line();
+// A case whose request failed: its time on the judge's clock, of it a
+// replacement runner's partition asked for first and ending the failed runner.
+std::string request_failed_log_line(const std::string& name, double request_s, double partition_s, double ending_s);
+// --backend unset, the GPU chosen before CUDA described it, and none usable (`why`).
+std::string no_gpu_after_all_log_line(const std::string& why);
 std::string machine_ran_out_twice(const std::string& what);
 std::string build_ran_out_log_line(const std::string& what);
 std::string build_ran_out_twice(const std::string& what);

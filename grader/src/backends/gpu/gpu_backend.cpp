@@ -175,6 +175,7 @@ class GpuBackend final : public Backend {
   }
   void finish_start() {
     Started s = started_.get();  // rethrows an internal CUDA error
+    if (!s.device.present && setup_.cpu_if_no_gpu) throw NoGpuAfterAll(s.device.why_not);
     if (!s.device.present) throw UsageError(no_usable_gpu(s.device.why_not));
     device_ = s.device;
     oracle_ = std::move(s.oracle);
