@@ -93,6 +93,25 @@ TEST(RunnerSession, RunnersAfterAFailureAreAskedForAPartition) {
   EXPECT_GE(partitions, 2) << "each case after the first ran on a fresh runner";
 }
 
+// A failed request says how long it took on the judge's clock, and how much
+// of that went to ending the runner (grade.log's line for a failed case).
+TEST(RunnerSession, AFailedRequestIsTimedWithItsRunnersEnding) {
+  const fs::path dir = fs::temp_directory_path() / ("sg-session-timed-" + std::to_string(::getpid()));
+  const sg::RunnerConfig rc = script_runner(dir, std::string(kFirstRequest) + "sleep 0.3; exit 3", 0);
+  const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
+  {
+    sg::RunnerSession session(rc);
+    const sg::CaseOutcome out = session.run(4, 4, 4, a, b, 20);
+    EXPECT_NE(out.kind, sg::CaseOutcome::Kind::Ok);
+    EXPECT_GE(out.request_s, 0.3);
+    EXPECT_LT(out.request_s, 15.0);
+    EXPECT_GE(out.ending_s, 0.0);
+    EXPECT_LE(out.ending_s, out.request_s);
+    EXPECT_EQ(out.partition_s, 0.0) << "no partition was asked for";
+  }
+  fs::remove_all(dir);
+}
+
 // Without the setting (the CPU backend) no runner is asked, failure or not.
 TEST(RunnerSession, NoPartitionUnlessConfigured) {
   const Noted n = runners_started(0, 2);

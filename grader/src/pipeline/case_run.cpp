@@ -125,6 +125,7 @@ bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& p
   t.seconds = seconds_since(t0);
   const std::string alone_note = run.ran_alone_again ? ran_alone_again_note(run.out.replayed, run.out.in_replay) : "";
   if (run.out.kind != CaseOutcome::Kind::Ok) {
+    g.log(request_failed_log_line(c.name, run.out.request_s, run.out.partition_s, run.out.ending_s));
     record_runner_failure(t, run.out);
     t.detail += alone_note;
     if (run.out.kind == CaseOutcome::Kind::TimedOut && run.limit_s < g.backend->case_time_limit(c))

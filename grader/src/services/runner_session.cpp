@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <random>
+#include <utility>
 
 #include "services/elapsed.h"
 #include "services/limits.h"
@@ -110,6 +111,7 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, CaseOutcome::F
   // The calls this runner made before the failed one: what rerun() gives a fresh one first.
   made_before_failure_ = std::move(made_);
   made_.clear();
+  const auto ending = Clock::now();
   if (child_) {
     // A runner that crashed is given a moment to end by itself (inside the
     // sandbox its death reaches the judge through bubblewrap), so that the
@@ -129,6 +131,7 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, CaseOutcome::F
     }
     child_.reset();
   }
+  out.ending_s = seconds_since(ending);
   return out;
 }
 
@@ -206,7 +209,14 @@ CaseOutcome RunnerSession::seeded_output(int m, int k, int n, double timeout_s, 
 CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
                                     const std::vector<const std::vector<float>*>& payload, bool expect_c,
                                     double timeout_s) {
+  const auto t0 = Clock::now();
   CaseOutcome out = exchange_once(request, payload, expect_c, timeout_s);
+  const double partition_s = std::exchange(partition_s_, 0.0);
+  const auto timed = [&](CaseOutcome o) {
+    o.request_s = seconds_since(t0);
+    o.partition_s = partition_s;
+    return o;
+  };
   const QuotaPlace& scratch = cfg_.scratch_quota;
   if (std::optional<QuotaOverrun> quota = over_quota(scratch)) {
     // Its own quota: the request fails, whatever the runner answered (its
@@ -219,7 +229,7 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
     out.runner_end = CaseOutcome::RunnerEnd::Unknown;
     out.quota = std::move(quota);
     empty_folder(scratch.dir);
-    return out;
+    return timed(std::move(out));
   }
   // A runner that failed beside a full disk it has no quota of its own on
   // may have failed for the disk: the machine's failure, not the student's.
@@ -227,7 +237,7 @@ CaseOutcome RunnerSession::exchange(const proto::RunCaseRequest& request,
     throw_if_disk_full(scratch, "the runner failed");
     throw_if_disk_full(cfg_.work_quota, "the runner failed");
   }
-  return out;
+  return timed(std::move(out));
 }
 
 std::optional<QuotaOverrun> check_tool_runs(const RunnerConfig& rc, const std::vector<ToolRun>& runs,
@@ -279,6 +289,7 @@ CaseOutcome RunnerSession::exchange_once(const proto::RunCaseRequest& request,
     p.k = p.n = 1;
     const CaseOutcome made = exchange(p, {}, false, timeout_s);
     if (made.kind != CaseOutcome::Kind::Ok) return made;
+    partition_s_ = made.request_s;
   }
   proto::RunCaseRequest q = request;
   q.nonce = next_nonce_++;

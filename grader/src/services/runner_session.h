@@ -111,6 +111,10 @@ struct CaseOutcome {
   // whether the next one failed (in_replay: the case itself was not made).
   std::size_t replayed = 0;
   bool in_replay = false;
+  // The judge's clock over the whole request (`request_s`), of it a
+  // replacement runner's partition asked for first (`partition_s`) and a
+  // failed runner's ending (`ending_s`): where a crashing submission's time goes.
+  double request_s = 0, partition_s = 0, ending_s = 0;
 };
 
 // How the CPU layer runs a checked launch (proto RunCase's seed and
@@ -208,6 +212,7 @@ class RunnerSession {
   int spawned_ = 0;  // runners started, spares included (names the log files)
   bool failed_ = false;  // a runner has failed: those started from now on get the partition
   bool partition_pending_ = false;  // the current runner's first request is its Partition
+  double partition_s_ = 0;          // that request's time, for the outcome of the request it came before
   std::vector<const RunnerSession*> beside_;  // spare()
   // A checked launch as made (run), for rerun().
   struct MadeCall {
