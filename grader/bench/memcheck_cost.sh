@@ -7,7 +7,8 @@
 # error count. The grader's own options are "memcheck" and "racecheck".
 #   grader/bench/memcheck_cost.sh [KERNEL.cu ...]   (default: the reference and every bug sample)
 # Environment: SHAPES (M K N triples; default the default suite's small shapes in memcheck's order),
-# VARIANTS (default: plain memcheck memcheck_nobt memcheck_noheap racecheck).
+# VARIANTS (default: plain memcheck memcheck_nobt memcheck_noheap racecheck; also
+# racecheck_wN: racecheck with N CPU workers).
 set -u
 export PATH="$PATH:/usr/local/cuda/bin"
 W=$(mktemp -d /tmp/sg-memcheck-XXXXXX)
@@ -58,6 +59,7 @@ for src in "${KERNELS[@]}"; do
       memcheck_nobt) cmd=($CS --tool memcheck --check-device-heap yes --show-backtrace no "$W/$name" $SHAPES) ;;
       memcheck_noheap) cmd=($CS --tool memcheck --check-device-heap no "$W/$name" $SHAPES) ;;
       racecheck) cmd=($CS --tool racecheck "$W/$name" 71 39 50) ;;
+      racecheck_w*) cmd=($CS --tool racecheck --racecheck-num-workers "${v#racecheck_w}" "$W/$name" 71 39 50) ;;
       *) echo "memcheck_cost: unknown variant $v" >&2; exit 2 ;;
     esac
     t0=$(date +%s.%N)
