@@ -13,34 +13,6 @@ set -u
 export PATH="$PATH:/usr/local/cuda/bin"
 W=$(mktemp -d /tmp/sg-memcheck-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-cat >"$W/probe.cu" <<'CU'
-#include <cuda_runtime.h>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-void basicSgemm(int m, int n, int k, const float* A, const float* B, float* C);
-static double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-int main(int argc, char** argv) {
-  for (int i = 1; i + 2 < argc; i += 3) {
-    const int m = atoi(argv[i]), k = atoi(argv[i + 1]), n = atoi(argv[i + 2]);
-    float *a = nullptr, *b = nullptr, *c = nullptr;
-    cudaMalloc(&a, 4ull * m * k);
-    cudaMalloc(&b, 4ull * k * n);
-    cudaMalloc(&c, 4ull * m * n);
-    cudaMemset(a, 0, 4ull * m * k);
-    cudaMemset(b, 0, 4ull * k * n);
-    const double t = now_ms();
-    basicSgemm(m, n, k, a, b, c);
-    const cudaError_t e = cudaDeviceSynchronize();
-    std::printf("%dx%dx%d launch %.1f ms %s\n", m, k, n, now_ms() - t, cudaGetErrorName(e));
-    cudaFree(a);
-    cudaFree(b);
-    cudaFree(c);
-  }
-}
-CU
 # The grader's memcheck order for the default suite (sanitizer_shapes.h): the
 # check's shape, then the small cases smallest first.
 SHAPES=${SHAPES:-"40 50 36 1 1 1 64 1 48 50 7 70 1 300 200 300 200 1 96 80 112 2000 64 17 17 64 2000 196 128 96 128 196 96 128 96 196 120 201 250 128 384 256 256 256 256"}
@@ -51,7 +23,7 @@ fi
 CS="compute-sanitizer --error-exitcode 10 --print-limit 20"
 for src in "${KERNELS[@]}"; do
   name=$(basename "$(dirname "$src")"); [[ $src == reference/kernel.cu ]] && name=reference
-  nvcc -arch=sm_90 -O2 -o "$W/$name" "$W/probe.cu" "$src" >"$W/$name.build" 2>&1 || { echo "$name: build failed"; continue; }
+  nvcc -arch=sm_90 -O2 -o "$W/$name" "$(dirname "$0")/shape_probe.cu" "$src" >"$W/$name.build" 2>&1 || { echo "$name: build failed"; continue; }
   for v in ${VARIANTS:-plain memcheck memcheck_nobt memcheck_noheap racecheck}; do
     case $v in
       plain) cmd=("$W/$name" $SHAPES) ;;

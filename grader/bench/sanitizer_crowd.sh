@@ -15,29 +15,7 @@ N=${1:-12}
 export PATH="$PATH:/usr/local/cuda/bin"
 W=$(mktemp -d /tmp/sg-sanitizer-crowd-XXXXXX)
 trap 'rm -rf "$W"' EXIT
-cat >"$W/probe.cu" <<'CU'
-#include <cuda_runtime.h>
-#include <cstdlib>
-void basicSgemm(int m, int n, int k, const float* A, const float* B, float* C);
-int main(int argc, char** argv) {
-  for (int i = 1; i + 2 < argc; i += 3) {
-    const int m = atoi(argv[i]), k = atoi(argv[i + 1]), n = atoi(argv[i + 2]);
-    float *a = nullptr, *b = nullptr, *c = nullptr;
-    cudaMalloc(&a, 4ull * m * k);
-    cudaMalloc(&b, 4ull * k * n);
-    cudaMalloc(&c, 4ull * m * n);
-    cudaMemset(a, 0, 4ull * m * k);
-    cudaMemset(b, 0, 4ull * k * n);
-    basicSgemm(m, n, k, a, b, c);
-    if (cudaDeviceSynchronize() != cudaSuccess) return 1;
-    cudaFree(a);
-    cudaFree(b);
-    cudaFree(c);
-  }
-  return 0;
-}
-CU
-nvcc -arch=native -O2 -o "$W/probe" "$W/probe.cu" "$(dirname "$0")/../../reference/kernel.cu" || exit 1
+nvcc -arch=native -O2 -o "$W/probe" "$(dirname "$0")/shape_probe.cu" "$(dirname "$0")/../../reference/kernel.cu" || exit 1
 [ -z "${HELP:-}" ] || compute-sanitizer --help >"$HELP" 2>&1
 GPUS=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 MEM_SHAPES="40 50 36 1 1 1 64 1 48 50 7 70 1 300 200 300 200 1 96 80 112 2000 64 17 17 64 2000 196 128 96 128 196 96 128 96 196 120 201 250 128 384 256 256 256 256"

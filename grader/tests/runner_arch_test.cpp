@@ -4,27 +4,20 @@
 // backend. Each test runs a copy of the grade binary in a home of its own,
 // whose runner/arch it writes.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 
 #include "backends/registry.h"
 #include "gpu_guard.h"
+#include "shell_run.h"
 
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Ran {
-  int code = -1;
-  std::string err;
-};
 
 class RunnerArch : public testing::Test {
  protected:
@@ -43,20 +36,16 @@ class RunnerArch : public testing::Test {
 
   void write_arch(const std::string& text) { std::ofstream(dir_ / "home" / "runner" / "arch") << text; }
 
-  // The copy with `args` and the smoke suite on the reference; its log kept.
-  Ran grade(const std::string& args) {
-    const std::string cmd = "SG_SOURCE_ROOT_OVERRIDE='" + std::string(SG_SOURCE_ROOT) + "' timeout -k 5 300 '" +
-                            (dir_ / "home" / "grade").string() + "' " + args + " --seed 3 --suite '" +
-                            SG_SOURCE_ROOT + "/testcases/smoke.yaml' --out '" + out() + "' '" + SG_SOURCE_ROOT +
-                            "/reference/kernel.cu' >/dev/null 2>'" + (dir_ / "err.txt").string() + "' </dev/null";
-    const int rc = std::system(cmd.c_str());
-    Ran r;
-    r.code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-    std::ifstream f(dir_ / "err.txt");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    r.err = ss.str();
-    return r;
+  // The copy with `args` and the smoke suite on the reference; its log (stderr) kept.
+  sg::test::ShellRun grade(const std::string& args) {
+    using sg::test::shell_quote;
+    const std::string root(SG_SOURCE_ROOT);
+    return sg::test::run_shell("SG_SOURCE_ROOT_OVERRIDE=" + shell_quote(root) + " " +
+                                   shell_quote((dir_ / "home" / "grade").string()) + " " + args +
+                                   " --seed 3 --suite " + shell_quote(root + "/testcases/smoke.yaml") + " --out " +
+                                   shell_quote(out()) + " " + shell_quote(root + "/reference/kernel.cu") +
+                                   " >/dev/null </dev/null",
+                               dir_ / "err.txt", 300);
   }
   std::string out() const { return (dir_ / "out").string(); }
   nlohmann::json results() const {
@@ -71,9 +60,9 @@ constexpr const char* kAgainOnCpu = "grading again on the cpu backend";
 TEST_F(RunnerArch, WithNoGpuAnUnsetBackendGradesOnTheCpuAfterAll) {
   if (sg::test::gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present: it would grade there";
   write_arch("sm_90\n");
-  const Ran ran = grade("");
-  ASSERT_EQ(ran.code, 0) << ran.err;
-  EXPECT_NE(ran.err.find(kAgainOnCpu), std::string::npos) << ran.err;
+  const sg::test::ShellRun ran = grade("");
+  ASSERT_EQ(ran.code, 0) << ran.output;
+  EXPECT_NE(ran.output.find(kAgainOnCpu), std::string::npos) << ran.output;
   const nlohmann::json r = results();
   EXPECT_EQ(r["extra_data"]["backend"], "cpu");
   EXPECT_DOUBLE_EQ(r["score"].get<double>(), r["extra_data"]["max_score"].get<double>()) << r.dump(1).substr(0, 3000);
@@ -82,10 +71,10 @@ TEST_F(RunnerArch, WithNoGpuAnUnsetBackendGradesOnTheCpuAfterAll) {
 TEST_F(RunnerArch, WithNoGpuBackendGpuIsStillAUsageError) {
   if (sg::test::gpu_unavailable_reason().empty()) GTEST_SKIP() << "a GPU is present";
   write_arch("sm_90\n");
-  const Ran ran = grade("--backend gpu");
-  EXPECT_EQ(ran.code, 2) << ran.err;
-  EXPECT_NE(ran.err.find("no usable GPU"), std::string::npos) << ran.err;
-  EXPECT_EQ(ran.err.find(kAgainOnCpu), std::string::npos) << ran.err;
+  const sg::test::ShellRun ran = grade("--backend gpu");
+  EXPECT_EQ(ran.code, 2) << ran.output;
+  EXPECT_NE(ran.output.find("no usable GPU"), std::string::npos) << ran.output;
+  EXPECT_EQ(ran.output.find(kAgainOnCpu), std::string::npos) << ran.output;
 }
 
 // Only one architecture's name is a guess; anything else leaves the device
@@ -113,17 +102,17 @@ TEST_F(RunnerArch, OnlyOneArchitecturesNameIsAGuess) {
 TEST_F(RunnerArch, ASingleGradingCompilesForTheRunnerPiecesWhileCudaStarts) {
   SG_REQUIRE_GPU();
   write_arch("sm_75\n");
-  Ran ran = grade("--backend gpu");
-  ASSERT_EQ(ran.code, 0) << ran.err;
-  EXPECT_NE(ran.err.find("building again for sm_"), std::string::npos) << ran.err;
+  sg::test::ShellRun ran = grade("--backend gpu");
+  ASSERT_EQ(ran.code, 0) << ran.output;
+  EXPECT_NE(ran.output.find("building again for sm_"), std::string::npos) << ran.output;
   EXPECT_EQ(results()["extra_data"]["device"].get<std::string>().find("sm_75"), std::string::npos);
   std::ifstream pieces(std::string(SG_BUILD_DIR) + "/runner/arch");
   std::string built;
   if (!(pieces >> built)) GTEST_SKIP() << "the runner pieces were built for several architectures";
   write_arch(built + "\n");
   ran = grade("");
-  ASSERT_EQ(ran.code, 0) << ran.err;
-  EXPECT_EQ(ran.err.find("building again"), std::string::npos) << ran.err;
+  ASSERT_EQ(ran.code, 0) << ran.output;
+  EXPECT_EQ(ran.output.find("building again"), std::string::npos) << ran.output;
   EXPECT_EQ(results()["extra_data"]["backend"], "gpu");
 }
 
