@@ -1,7 +1,7 @@
 #include "backends/registry.h"
 
-#include <cctype>
 #include <fstream>
+#include <regex>
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/gpu/gpu_backend.h"
@@ -11,12 +11,10 @@
 namespace sg {
 
 std::string runner_pieces_arch(const std::string& runner_objects) {
+  static const std::regex kOneArchitecture("sm_[0-9]{1,4}a?");
   std::ifstream in(runner_objects + "/arch");
   std::string arch, more;
-  if (!(in >> arch) || (in >> more) || arch.size() < 4 || arch.size() > 8 || arch.compare(0, 3, "sm_") != 0) return "";
-  for (std::size_t i = 3; i < arch.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(arch[i])) && !(i + 1 == arch.size() && i > 3 && arch[i] == 'a'))
-      return "";
+  if (!(in >> arch) || (in >> more) || !std::regex_match(arch, kOneArchitecture)) return "";
   return arch;
 }
 
