@@ -217,3 +217,55 @@ TEST(BaselineRecord, TheLogSaysWhoseBaselinesAndHowClose) {
 }
 
 }  // namespace
+
+// A grading alone's own record, timed while its submission built
+// (pipeline/early_baselines.h): taken under the same rule as a batch's, and
+// said to be its own in the log and the report.
+TEST(EarlyRecord, StandsUnderTheBatchRuleAndSaysItsOwn) {
+  const sg::Case c = perf_case();
+  const std::optional<sg::BaselineRecord> r = sg::record_of(sg::record_key(c, "runner"), evidence(2.0, 2.0), 1000);
+  sg::TimedCase t;
+  t.c = &c;
+  t.record_timed_early = true;
+  t.evidence.yardstick_event_ms = {2.001, 2.0, 2.002};
+  t.evidence.probe_event_ms = {2.0};
+  ASSERT_TRUE(sg::take_record(r, t, 1003));
+  EXPECT_TRUE(t.baselines_recorded);
+  EXPECT_DOUBLE_EQ(t.record_age_s, 3);
+  EXPECT_DOUBLE_EQ(t.evidence.cublas_ms, 2.0 / 6);
+  EXPECT_FALSE(sg::take_record(std::nullopt, t, 1003)) << "no record: the baselines are timed after the samples";
+  sg::TimedCase faster;
+  faster.c = &c;
+  faster.record_timed_early = true;
+  faster.evidence.yardstick_event_ms = {1.99, 1.99, 1.99};  // 0.5% from the record: beyond the agreement
+  EXPECT_FALSE(sg::take_record(r, faster, 1003));
+  EXPECT_EQ(faster.record_refused, sg::RecordRefusal::PaceDiffers);
+  EXPECT_TRUE(faster.evidence.reference_event_ms.empty());
+  EXPECT_EQ(sg::record_not_taken_log_line(faster),
+            "the baselines of perf timed while the submission built not taken: its reference ran 0.50% from this "
+            "grading's pace (at most 0.30%)");
+  EXPECT_EQ(sg::early_record_log_line("perf", 2.04, 0.0011),
+            "the baselines of perf timed while the submission built, 2.0 s ago (its reference 0.11% from this "
+            "grading's pace)");
+  t.evidence.student_ms = t.evidence.reference_ms;
+  t.evidence.student_event_ms = t.evidence.reference_event_ms;
+  t.evidence.student_after_probe.assign(3, false);
+  sg::TestResult p;
+  p.max_score = 1;
+  (void)sg::record_timing(p, t);
+  EXPECT_NE(p.detail.find("were timed while the submission compiled, 3 s earlier, the GPU idle but for them"),
+            std::string::npos)
+      << p.detail;
+  EXPECT_EQ(p.detail.find("another grading"), std::string::npos) << p.detail;
+}
+
+TEST(EarlyRecord, TheLogSaysWhyATakeWasNotKept) {
+  EXPECT_EQ(sg::early_baselines_log_line("perf_2048"),
+            "timing the baselines of perf_2048 while the submission builds (the GPU idles meanwhile)");
+  EXPECT_EQ(sg::early_baselines_not_kept_log_line("perf_2048", sg::early_disturbed(0.041)),
+            "the baselines of perf_2048 timed while the submission builds are not kept: their take was disturbed "
+            "(4.1%, at most 3%)");
+  EXPECT_EQ(sg::early_baselines_not_kept_log_line("perf_2048", sg::early_wrong_output()),
+            "the baselines of perf_2048 timed while the submission builds are not kept: the reference's output was "
+            "wrong");
+}

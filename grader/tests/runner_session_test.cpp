@@ -3,8 +3,10 @@
 // that none is told so (or anything else) by its arguments.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -168,6 +170,45 @@ TEST(RunnerSession, ASweepSparesTheRunnerBesideEvenAfterItWasReplaced) {
   session.stop();
   noted_arguments(dir);
   noted_arguments(beside_dir);
+}
+
+// The grader's own baseline runner sweeps nothing when it fails or ends
+// (RunnerConfig::sweeps): it may run while the submission builds, and the
+// compiler is another child of the judge. A student's runner sweeps.
+TEST(RunnerSession, ASessionWithoutSweepsLeavesTheJudgesOtherChildren) {
+  const std::vector<float> a(4 * 4, 1.0f), b(4 * 4, 1.0f);
+  auto start_sleeper = []() {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    return pid;
+  };
+  const pid_t compiler = start_sleeper();
+  ASSERT_GT(compiler, 0);
+  for (const bool sweeps : {false, true}) {
+    const fs::path dir = fs::temp_directory_path() /
+                         ("sg-session-sweeps-" + std::to_string(sweeps) + "-" + std::to_string(::getpid()));
+    sg::RunnerConfig rc = script_runner(dir, std::string(kFirstRequest) + "exit 3", 0);
+    rc.sweeps = sweeps;
+    sg::RunnerSession session(rc);
+    EXPECT_NE(session.run(4, 4, 4, a, b, 5).kind, sg::CaseOutcome::Kind::Ok);  // fails
+    session.stop();
+    // Killed and reaped (by us, or by the sweep itself) within a second; a
+    // live one waits that long.
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+      const pid_t w = ::waitpid(compiler, nullptr, WNOHANG);
+      gone = w == compiler || (w < 0 && errno == ECHILD);
+      if (!gone) ::usleep(10000);
+    }
+    EXPECT_EQ(gone, sweeps) << (sweeps ? "a student's runner's failure swept the judge's other children"
+                                       : "the baseline runner's failure swept the judge's other children");
+    noted_arguments(dir);
+  }
+  ::kill(compiler, SIGKILL);
+  ::waitpid(compiler, nullptr, WNOHANG);
 }
 
 }  // namespace

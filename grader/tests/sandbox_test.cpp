@@ -708,6 +708,25 @@ TEST_F(Sandbox, ToolSweepSparesTheCallersRunners) {
   waitpid(runner, nullptr, WNOHANG);
 }
 
+// The runner's link (run_tool) runs no code of a submission and sweeps
+// nothing after it: the baseline runner, started while the submission builds,
+// lives on. (run_tools sweeps: ToolSweepSparesTheCallersRunners.)
+TEST_F(Sandbox, TheLinkSweepsNothing) {
+  const pid_t runner = fork();
+  if (runner == 0) {
+    execl("/bin/sleep", "sleep", "30", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  ASSERT_GT(runner, 0);
+  const sg::ToolRun link = sg::run_tool({"/bin/sh", "-c", "exit 0"}, {"PATH=/usr/bin:/bin"}, scratch_,
+                                        out_path("link.txt"), 30, false, 4096, false);
+  EXPECT_TRUE(link.exit.exited && link.exit.code == 0) << link.exit.describe();
+  const auto alive = proc_stat(runner);
+  EXPECT_TRUE(alive && alive->state != 'Z') << "the link's run killed the judge's other child";
+  kill(runner, SIGKILL);
+  waitpid(runner, nullptr, 0);
+}
+
 TEST_F(Sandbox, ToolPastItsDeadlineIsKilledAloneFromItsSibling) {
   const auto runs = run_side_by_side({{"sleep 30", 0.3}, {"sleep 1; exit 5", 30}}, scratch_);
   ASSERT_EQ(runs.size(), 2u);

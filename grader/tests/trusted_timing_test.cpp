@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -56,6 +58,52 @@ TEST(TrustedTiming, ReferenceAgainstItselfIsSpeedupOneWithFullPoints) {
     }
     EXPECT_EQ(timed, 2) << tag << ": the default suite has two performance cases";
   }
+}
+
+// A grading alone times its baselines while its submission builds
+// (pipeline/early_baselines.h): the log says so for each performance case,
+// and whether the record stood once the student's samples showed the GPU's
+// pace; on an idle GPU at least one does, and the speedups stay at one.
+TEST(TrustedTiming, AGradingAloneTimesItsBaselinesWhileItBuilds) {
+  SG_REQUIRE_GPU();
+  const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / "early";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const std::string cmd = "timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --backend gpu --out '" +
+                          out.string() + "' '" + std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >'" +
+                          (out / "log.txt").string() + "' 2>&1 </dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << (out / "log.txt");
+  std::ifstream lf(out / "log.txt");
+  const std::string log((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
+  const auto has = [&log](const std::string& text) { return log.find(text) != std::string::npos; };
+  std::ifstream f(out / "results.json");
+  const json r = json::parse(f, nullptr, false);
+  ASSERT_TRUE(r.is_object()) << "no results.json";
+  std::map<std::string, std::string> detail_of;  // the Gradescope tests' text, by name
+  for (const json& t : r["tests"]) detail_of[t["name"].get<std::string>()] = t["output"].get<std::string>();
+  int stood = 0;
+  for (const json& t : r["extra_data"]["tests"]) {
+    if (!t.contains("timing")) continue;
+    const std::string name = t["name"].get<std::string>();
+    const std::string c = name.substr(0, name.find('/'));
+    EXPECT_TRUE(has("timing the baselines of " + c + " while the submission builds")) << name << "\n" << log;
+    const bool taken = has("the baselines of " + c + " timed while the submission built, ");
+    const bool refused = has("the baselines of " + c + " timed while the submission built not taken: ");
+    const bool not_kept = has("the baselines of " + c + " timed while the submission builds are not kept: ");
+    EXPECT_EQ(int(taken) + int(refused) + int(not_kept), 1) << name << ": one fate for its early baselines\n" << log;
+    // A take after the student's samples logs the bare "timing the baselines of <case>".
+    if (taken)
+      EXPECT_FALSE(has("timing the baselines of " + c + "\n"))
+          << name << ": baselines timed again after the samples though the early ones stood\n" << log;
+    stood += taken;
+    const std::string detail = detail_of[name];
+    EXPECT_EQ(taken, detail.find("were timed while the submission compiled") != std::string::npos)
+        << name << ": the report says otherwise\n" << detail;
+    EXPECT_GE(t["timing"]["speedup"].get<double>(), 0.9) << name;
+    EXPECT_LE(t["timing"]["speedup"].get<double>(), 1.1) << name;
+  }
+  EXPECT_GE(stood, 1) << "no early record stood on an idle GPU\n" << log;
+  EXPECT_EQ(r["score"].get<double>(), 100.0);
 }
 
 }  // namespace

@@ -107,8 +107,15 @@ struct SanitizerContext {
   std::vector<Case> cases;   // the correctness cases this grading runs (memcheck covers the small ones)
   std::vector<CountedCase> counted;  // after the cases: what the CPU layer counted in each
   RunnerSession* session = nullptr;  // after the cases: the student's runner, started
-  // What a tool's final sweep must leave alive: the session's runners, if any.
-  std::vector<pid_t> live_runners() const { return session ? session->live_runners() : std::vector<pid_t>{}; }
+  // The grader's baseline runner, where it already runs (started while the
+  // submission built: pipeline/early_baselines.h).
+  const RunnerSession* baseline = nullptr;
+  // What a tool's final sweep must leave alive: the runners of both, if any.
+  std::vector<pid_t> live_runners() const {
+    std::vector<pid_t> live = session ? session->live_runners() : std::vector<pid_t>{};
+    if (baseline) live.push_back(baseline->pid());
+    return live;
+  }
 };
 
 // Warp-level global loads of the naive kernel: two loads (A and B) per
@@ -144,6 +151,13 @@ class Backend {
 
   // Builds the private copy `kernel` of the submission into a runner under work.sub("build").
   virtual BuildOutput build(const std::string& kernel, const WorkDir& work) = 0;
+  // Begins what starts beside the build (a GPU: CUDA's start-up on a second
+  // thread), once; build() begins it too. Called first from the thread that
+  // builds, it lets roofline_ms_beside_build run on another.
+  virtual void start_beside_build() {}
+  // The grader's baseline runner copied into work (once), where the runners'
+  // user can run it; "" and why (appended to `log`) where it cannot be.
+  virtual std::string place_baseline_runner(const WorkDir&, std::string&) { return ""; }
   // How this backend's runners start (argv[0] is `runner`), with the
   // scratch folder work.sub(scratch): the baseline runner gets one of its own,
   // so that nothing a student's runner left in its folder reaches it.
@@ -194,6 +208,9 @@ class Backend {
   virtual std::string why_not_timed() const = 0;
   // The judge's own roofline: cuBLAS SGEMM on the same inputs, median ms.
   virtual double roofline_ms(const Case& c, const CaseInputs& in, int samples) = 0;
+  // The same from a second thread while the submission builds, once
+  // start_beside_build has begun (it waits for that start-up); 0 where none.
+  virtual double roofline_ms_beside_build(const Case&, const CaseInputs&, int) { return 0; }
 
   // Holds on a device that other gradings share. A shared hold is nullptr
   // when the device is not shared; an exclusive one may be a hold on nothing

@@ -103,7 +103,10 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
 bool take_recorded_baselines(const BaselineBook& book, const std::string& baseline_runner, TimedCase& timed,
                              double now) {
   if (!book.enabled()) return false;
-  const std::optional<BaselineRecord> r = book.find(record_key(*timed.c, baseline_runner));
+  return take_record(book.find(record_key(*timed.c, baseline_runner)), timed, now);
+}
+
+bool take_record(const std::optional<BaselineRecord>& r, TimedCase& timed, double now) {
   if (!r) return false;
   const double pace = reference_pace_ms(timed.evidence);
   timed.record_age_s = now - r->measured_at;

@@ -37,6 +37,9 @@ struct TimedCase {
   // old the record was, and how far its reference was from this grading's pace.
   // A record that did not stand says why (baselines timed here instead).
   bool baselines_recorded = false;
+  // The record was this grading's own, timed while its submission built
+  // (pipeline/early_baselines.h), not a batch's GPU record.
+  bool record_timed_early = false;
   RecordRefusal record_refused = RecordRefusal::None;
   double record_age_s = 0, record_gap = 0;
   double student_disturbance = 0, baseline_disturbance = 0;  // of the takes kept (timing.h)
@@ -75,6 +78,8 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
 // and cuBLAS's time are filled from it and true is returned.
 bool take_recorded_baselines(const BaselineBook& book, const std::string& baseline_runner, TimedCase& timed,
                              double now);
+// The same with the record at hand (none: false).
+bool take_record(const std::optional<BaselineRecord>& r, TimedCase& timed, double now);
 
 // Reads and checks the kept takes' outputs, the reference's first (every
 // core, no GPU: after the hold). A wrong reference output leaves the case not

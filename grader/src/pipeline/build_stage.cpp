@@ -24,6 +24,7 @@ bool build_stage(Grading& g) {
   fs::copy_file(g.sub.kernel, kernel, fs::copy_options::overwrite_existing);
 
   g.log(std::string("building (") + to_string(r.backend.value()) + ")");
+  g.early_baselines = EarlyBaselines::start(g);
   g.build = g.backend->build(kernel, g.work);
   // A build that failed for no error in the source: the machine ran out
   // (disk, descriptors), never the student's compile error; built again
@@ -51,6 +52,10 @@ bool build_stage(Grading& g) {
     g.build.state = GradeState::CompileError;
     g.build.why = build_over_quota_why(*quota);
   }
+  // The GPU is the sanitizer's from here on: the baselines timed meanwhile
+  // stop after the request in flight.
+  if (g.early_baselines) g.early_baselines->finish(g);
+  g.early_baselines.reset();
   r.device = g.backend->device();
   r.build_log = g.build.log;
   r.compile_time = g.build.seconds;
@@ -60,12 +65,8 @@ bool build_stage(Grading& g) {
   }
   if (!g.build.helpers.empty()) r.notes.push_back(helpers_note(g.build.helpers));
   g.runner_config = g.backend->runner_config(g.build.runner, g.work);
-  // Timed outputs leave the runner as files (proto SeededOutput): its
-  // file-size limit holds the largest.
-  for (const Case& c : g.suite.cases)
-    if (c.has_performance)
-      g.runner_config.limits.file_bytes =
-          std::max(g.runner_config.limits.file_bytes, static_cast<long long>(sizeof(float)) * c.m * c.n);
+  // Timed outputs leave the runner as files (proto SeededOutput).
+  g.runner_config.limits.file_bytes = std::max(g.runner_config.limits.file_bytes, g.largest_timed_output_bytes());
   g.run_checks(CheckStage::AfterBuild);
   return true;
 }

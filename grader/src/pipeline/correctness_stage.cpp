@@ -29,11 +29,9 @@ bool correctness_stage(Grading& g) {
   // baseline runner's overlaps the correctness cases.
   const bool times_cases = std::any_of(g.suite.cases.begin(), g.suite.cases.end(),
                                        [&g](const Case& c) { return c.has_performance && g.wanted(c.visibility); });
-  if (g.backend->why_not_timed().empty() && times_cases) {
-    RunnerConfig cfg = g.backend->runner_config(g.build.baseline_runner, g.work, "baseline-scratch");
-    cfg.log_name = "baseline";
-    cfg.limits.file_bytes = g.runner_config.limits.file_bytes;
-    g.baseline = std::make_unique<RunnerSession>(cfg);
+  // (A grading alone started it while the submission built: early_baselines.h.)
+  if (g.backend->why_not_timed().empty() && times_cases && !g.baseline) {
+    g.baseline = std::make_unique<RunnerSession>(g.baseline_runner_config(g.build.baseline_runner));
     g.baseline->begin();
     g.session->spare(*g.baseline);  // a failed case's sweep must not take it
   }

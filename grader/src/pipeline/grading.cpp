@@ -1,5 +1,8 @@
 #include "pipeline/grading.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "model/plan.h"
 #include "words/case_report.h"
 #include "words/grading_log.h"
@@ -21,6 +24,39 @@ bool Grading::at_structure_shape(const Case& c) const {
   return false;
 }
 
+std::vector<const Case*> Grading::timed_cases() const {
+  std::vector<const Case*> out;
+  if (!backend || !backend->why_not_timed().empty()) return out;
+  for (const Case& c : suite.cases)
+    if (c.has_performance && wanted(c.visibility)) out.push_back(&c);
+  return out;
+}
+
+RunnerConfig Grading::baseline_runner_config(const std::string& program) const {
+  RunnerConfig cfg = backend->runner_config(program, work, "baseline-scratch");
+  cfg.log_name = "baseline";
+  cfg.sweeps = false;  // the grader's own program starts nothing
+  cfg.limits.file_bytes = std::max(cfg.limits.file_bytes, largest_timed_output_bytes());
+  return cfg;
+}
+
+long long Grading::largest_timed_output_bytes() const {
+  long long bytes = 0;
+  for (const Case& c : suite.cases)
+    if (c.has_performance) bytes = std::max(bytes, static_cast<long long>(sizeof(float)) * c.m * c.n);
+  return bytes;
+}
+
+std::string Grading::baseline_runner_identity() const {
+  // The program every grading copies into its work folder (so not the
+  // copy's path), and when it was built (a grader rebuilt in the middle of a
+  // batch starts new records).
+  const std::string program = paths.runner_objects + "/baseline_runner";
+  std::error_code ec;
+  const auto built = std::filesystem::last_write_time(program, ec);
+  return program + " built " + (ec ? std::string("?") : std::to_string(built.time_since_epoch().count()));
+}
+
 void Grading::fail_all(GradeState state, const std::string& why) {
   r.state = state;
   for (auto& t : r.tests)
@@ -37,6 +73,7 @@ void Grading::run_checks(CheckStage stage) {
     if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
   ctx.sanitizer.counted = counted;
   ctx.sanitizer.session = stage == CheckStage::BeforeCases ? nullptr : session.get();
+  ctx.sanitizer.baseline = baseline.get();
   // The correctness cases' results, not the performance cases' checks: the
   // CPU backend runs none of those, and a GPU checks them before the checks
   // are graded.

@@ -15,10 +15,12 @@
 
 #include "backends/backend.h"
 #include "compare/diagnosis.h"
+#include "measure/baseline_book.h"
 #include "measure/timed_case.h"
 #include "model/result.h"
 #include "model/suite.h"
 #include "pipeline/checks.h"
+#include "pipeline/early_baselines.h"
 #include "pipeline/grade.h"
 #include "services/elapsed.h"
 #include "services/inputs.h"
@@ -63,6 +65,11 @@ struct Grading {
   // released before the performance cases' checks (performance_stage.cpp).
   // After backend, which it reports to.
   std::unique_ptr<DeviceHold> alone;
+  // A grading alone: its baselines timed while the submission built
+  // (pipeline/early_baselines.h), while they are, then the records they left.
+  // After backend and the runners, which it uses (destroyed before them).
+  std::unique_ptr<EarlyBaselines> early_baselines;
+  std::vector<BaselineRecord> early_records;
   std::vector<TimedCase> to_time;  // performance cases checked correct, waiting for their timing
   std::vector<SizeOutcome> outcomes;
   std::vector<CountedCase> counted;  // each case's checked launch as the CPU layer counted it
@@ -87,6 +94,16 @@ struct Grading {
     if (opts.log) opts.log(line);
   }
   bool wanted(Visibility v) const { return !opts.public_only || v == Visibility::Public; }
+  // The performance cases this grading times, where its backend times any.
+  std::vector<const Case*> timed_cases() const;
+  // How the grader's baseline runner `program` starts: its own scratch
+  // folder, its output files as large as the largest timed output.
+  RunnerConfig baseline_runner_config(const std::string& program) const;
+  // The largest timed output's bytes (runners write them to files: their
+  // file-size limit holds it).
+  long long largest_timed_output_bytes() const;
+  // The baseline runner as a record knows it (measure/baseline_book.h).
+  std::string baseline_runner_identity() const;
   std::size_t index_of(const std::string& test_name) const;
   // A case at the shape of a structure check this grading runs: the case whose
   // loads the check counts. It runs after the other correctness cases, on

@@ -1,5 +1,6 @@
 #include <algorithm>
-#include <filesystem>
+#include <future>
+#include <optional>
 #include <stdexcept>
 
 #include "measure/baseline_book.h"
@@ -39,14 +40,12 @@ std::optional<TimedCase> check_performance_case(Grading& g, const Case& c, std::
   return timed;
 }
 
-// The grader's baseline runner as a record knows it: the program every
-// grading copies into its work folder (so not the copy's path), and when it
-// was built (a grader rebuilt in the middle of a batch starts new records).
-std::string baseline_runner_identity(const Grading& g) {
-  const std::string program = g.paths.runner_objects + "/baseline_runner";
-  std::error_code ec;
-  const auto built = std::filesystem::last_write_time(program, ec);
-  return program + " built " + (ec ? std::string("?") : std::to_string(built.time_since_epoch().count()));
+// This grading's own record of a case's baselines, timed while its
+// submission built (pipeline/early_baselines.h), if it made one.
+std::optional<BaselineRecord> early_record(const Grading& g, const std::string& key) {
+  for (const BaselineRecord& r : g.early_records)
+    if (r.key == key) return r;
+  return std::nullopt;
 }
 
 // Every case's student samples in one exclusive hold (each case's reference
@@ -66,7 +65,7 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   const TakePolicy policy;
   const std::string& scratch = g.runner_config.scratch_dir;
   const BaselineBook book(g.opts.gpu_lock);
-  const std::string runner_identity = baseline_runner_identity(g);
+  const std::string runner_identity = g.baseline_runner_identity();
   {
     // Under the grading's hold since its counted case, or a shared one here.
     const Case& first = *cases.front().c;
@@ -84,7 +83,14 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     const double now = wall_seconds();
     for (TimedCase& t : cases) {
       if (t.failed()) continue;
-      if (take_recorded_baselines(book, runner_identity, t, now))
+      // A grading alone has its own record (none in a batch); a batch's gradings the GPU's.
+      t.record_timed_early = !g.early_records.empty();
+      const bool taken = t.record_timed_early
+                             ? take_record(early_record(g, record_key(*t.c, runner_identity)), t, now)
+                             : take_recorded_baselines(book, runner_identity, t, now);
+      if (taken && t.record_timed_early)
+        g.log(early_record_log_line(t.c->name, t.record_age_s, t.record_gap));
+      else if (taken)
         g.log(recorded_baselines_log_line(t.c->name, t.record_age_s, t.record_gap));
       else if (t.record_refused != RecordRefusal::None)
         g.log(record_not_taken_log_line(t));
@@ -106,11 +112,19 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
       if (fresh(t))
         t.evidence.cublas_ms = g.backend->roofline_ms(*t.c, t.inputs, std::max(5, t.c->performance.samples / 2));
   }
-  // Reading and checking the outputs needs every core but no GPU: after the hold.
+  // Reading and checking the outputs needs every core but no GPU: after the
+  // hold, every case's at once (each spreads its outputs over the cores; one
+  // after the other, each case's last outputs left cores idle).
   g.log(checking_outputs_log_line());
+  {
+    std::vector<std::future<void>> checks;
+    for (TimedCase& t : cases)  // the reference's output wrong: not measured
+      if (!t.failed()) checks.push_back(std::async(std::launch::async, [&scratch, &t] { check_timed_outputs(scratch, t); }));
+    for (std::future<void>& f : checks) f.get();
+  }
+  g.log(outputs_checked_log_line());
   for (TimedCase& t : cases) {
     TestResult& p = g.r.tests[t.pi];
-    if (!t.failed()) check_timed_outputs(scratch, t);  // the reference's output wrong: not measured
     if (t.failed()) {
       discard_output_files(scratch, t.outputs);
       mark_not_run(p, t.not_measured);

@@ -11,6 +11,8 @@ constexpr double kMadeAheadBytes = 256.0 * (1 << 20);
 
 bool sanitizer_stage(Grading& g) {
   g.session = std::make_unique<RunnerSession>(g.runner_config);
+  // A baseline runner started while the submission built: no sweep takes it.
+  if (g.baseline) g.session->spare(*g.baseline);
   // Beside other gradings a case that times out is made again alone on a
   // fresh runner, after the same earlier calls (RunnerSession::rerun).
   g.session->keep_calls(!g.opts.gpu_lock.empty());

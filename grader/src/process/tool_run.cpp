@@ -119,7 +119,7 @@ bool read_answer(const Child& child, const proto::RunCaseRequest& q, std::uint64
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
                                bool pid_namespace, const Sandbox& sandbox, const TakeTurn& take_turn,
-                               const std::vector<pid_t>& spared) {
+                               const std::vector<pid_t>& spared, bool sweep) {
   const std::size_t n = commands.size();
   std::vector<ToolRun> runs(n);
   std::vector<std::optional<Child>> children(n);
@@ -234,7 +234,7 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
     if (any) delay_us = 200;
     backoff_sleep(delay_us);
   }
-  kill_all_descendants(spared);
+  if (sweep) kill_all_descendants(spared);
   turn = {};
   for (std::size_t i = 0; i < n; ++i)
     if (runs[i].started) runs[i].output = read_capped_text(commands[i].output_file, output_cap);
@@ -244,7 +244,8 @@ std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const s
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
                  const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
                  bool pid_namespace, const Sandbox& sandbox) {
-  return run_tools({{argv, output_file, timeout_s}}, env, cwd, drop_privileges, output_cap, pid_namespace, sandbox)
+  return run_tools({{argv, output_file, timeout_s}}, env, cwd, drop_privileges, output_cap, pid_namespace, sandbox, {},
+                   {}, false)
       .front();
 }
 

@@ -73,9 +73,12 @@ using TakeTurn = std::function<GateTurn()>;
 std::vector<ToolRun> run_tools(const std::vector<ToolCommand>& commands, const std::vector<std::string>& env,
                                const std::string& cwd, bool drop_privileges, std::size_t output_cap,
                                bool pid_namespace = true, const Sandbox& sandbox = {}, const TakeTurn& take_turn = {},
-                               const std::vector<pid_t>& spared = {});
+                               const std::vector<pid_t>& spared = {}, bool sweep = true);
 
-// One tool: run_tools with a single command.
+// One tool that runs no code of a submission (the runner's link): run_tools
+// with a single command and no sweep after it, since its own process group
+// (and PID namespace) ends with it; a runner the judge started meanwhile (the
+// baseline runner, while the submission builds) lives on.
 ToolRun run_tool(const std::vector<std::string>& argv, const std::vector<std::string>& env, const std::string& cwd,
                  const std::string& output_file, double timeout_s, bool drop_privileges, std::size_t output_cap,
                  bool pid_namespace = true, const Sandbox& sandbox = {});

@@ -46,7 +46,7 @@ void RunnerSession::stop() {
     proto::write_all(child_->request_fd(), &quit, sizeof(quit), 0.2);
     child_->wait(2.0, false);  // kills the whole group if it lingers
     child_.reset();
-    kill_all_descendants(spared_by_sweeps());  // and whatever escaped it
+    if (cfg_.sweeps) kill_all_descendants(spared_by_sweeps());  // and whatever escaped it
   }
 }
 
@@ -120,7 +120,7 @@ CaseOutcome RunnerSession::fail_and_reset(CaseOutcome::Kind kind, CaseOutcome::F
     ExitInfo info = kind == CaseOutcome::Kind::Crashed || kind == CaseOutcome::Kind::ProtocolError
                         ? child_->wait(kCrashGraceS, false)
                         : child_->kill_all(false);
-    kill_all_descendants(spared_by_sweeps());
+    if (cfg_.sweeps) kill_all_descendants(spared_by_sweeps());
     // A runner that died on its own says how; one we killed just "timed out".
     if (kind != CaseOutcome::Kind::TimedOut && (info.exited || info.signal)) {
       if (info.timed_out)

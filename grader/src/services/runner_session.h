@@ -23,6 +23,11 @@ struct RunnerConfig {
   std::string log_name = "runner";
   bool drop_privileges = true;
   bool pid_namespace = true;  // see SpawnOptions; off for CUDA runners (the driver fails inside one)
+  // Whether a failed runner's ending, and stop(), sweep every other process
+  // the judge started (but the spared runners): a student's runner may have
+  // left some. Off for the grader's own baseline runner, which starts none
+  // and may run while the submission builds (its compiler is no runner's).
+  bool sweeps = true;
   // GPU runners: a runner that replaces one that failed (crashed, timed out,
   // hit a sticky CUDA error) runs its checked launches on a partition of this
   // many SMs (proto Partition, its first request; backends/gpu/sm_partition.h

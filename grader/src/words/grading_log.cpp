@@ -22,6 +22,7 @@ std::string waiting_for_exclusive_log_line() { return "waiting for the GPU to it
 std::string ending_runner_log_line() { return "ending the student's runner"; }
 std::string cublas_log_line() { return "cuBLAS"; }
 std::string checking_outputs_log_line() { return "checking the timed outputs"; }
+std::string outputs_checked_log_line() { return "the timed outputs checked"; }
 std::string performance_not_measured(bool result_wrong, const std::string& case_verdict) {
   return result_wrong ? "no performance points: the case's result is wrong" : not_measured(case_verdict);
 }

@@ -27,6 +27,7 @@ std::string waiting_for_exclusive_log_line();
 std::string ending_runner_log_line();
 std::string cublas_log_line();
 std::string checking_outputs_log_line();
+std::string outputs_checked_log_line();  // "the timed outputs checked"
 // A performance case whose checked launch failed: its result was wrong, or
 // it did not run (`case_verdict`, the case's own verdict).
 std::string performance_not_measured(bool result_wrong, const std::string& case_verdict);

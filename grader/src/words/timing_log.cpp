@@ -48,7 +48,28 @@ std::string record_not_taken_log_line(const TimedCase& t) {
                         100 * kRecordAgreement);
       break;
   }
+  if (t.record_timed_early) return "the baselines of " + t.c->name + " timed while the submission built not taken: " + why;
   return "the GPU's record of the baselines of " + t.c->name + " not taken: " + why;
+}
+
+std::string early_baselines_log_line(const std::string& name) {
+  return "timing the baselines of " + name + " while the submission builds (the GPU idles meanwhile)";
+}
+
+std::string early_baselines_not_kept_log_line(const std::string& name, const std::string& why) {
+  return "the baselines of " + name + " timed while the submission builds are not kept: " + why;
+}
+
+std::string early_disturbed(double disturbance) {
+  return fmt::format("their take was disturbed ({:.1f}%, at most {:.0f}%)", 100 * disturbance, 100 * kDisturbedSpread);
+}
+
+std::string early_wrong_output() { return "the reference's output was wrong"; }
+
+std::string early_record_log_line(const std::string& name, double age_s, double gap) {
+  return fmt::format("the baselines of {} timed while the submission built, {:.1f} s ago (its reference {:.2f}% from "
+                     "this grading's pace)",
+                     name, age_s, 100 * gap);
 }
 
 std::string shared_holds_line(int holds, double wait_s) {

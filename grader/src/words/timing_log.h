@@ -19,8 +19,21 @@ std::string recorded_baselines_log_line(const std::string& name, double age_s, d
 std::string baselines_not_recorded_log_line(const std::string& what);
 // "the GPU's record of the baselines of perf_2048 not taken: its reference
 // ran 0.42% from this grading's pace (at most 0.30%)": the first condition
-// the record failed (measure/baseline_book.h), with the figure.
+// the record failed (measure/baseline_book.h), with the figure ("the
+// baselines of perf_2048 timed while the submission built not taken: ..."
+// for a grading's own early record).
 std::string record_not_taken_log_line(const TimedCase& t);
+
+// The baselines of a grading alone, timed while its submission builds
+// (pipeline/early_baselines.h): as each case's begin; why a case's were not
+// kept ("their take was disturbed (4.1%, at most 3%)", "the reference's
+// output was wrong", an internal error's words); and, once the student's
+// samples are taken, that they stood for the case's baselines.
+std::string early_baselines_log_line(const std::string& name);
+std::string early_baselines_not_kept_log_line(const std::string& name, const std::string& why);
+std::string early_disturbed(double disturbance);
+std::string early_wrong_output();
+std::string early_record_log_line(const std::string& name, double age_s, double gap);
 
 // "shared GPU: 3 untimed holds waited 0.42 s in all".
 std::string shared_holds_line(int holds, double wait_s);

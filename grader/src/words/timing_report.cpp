@@ -84,7 +84,13 @@ Timing record_timing(TestResult& p, const TimedCase& timed) {
         "the reference's pace (events): {:.3f} ms before the student's samples, {:.3f} ms between them, "
         "{:.3f} ms with the baselines\n",
         median(e.yardstick_event_ms), median(e.probe_event_ms), median(e.reference_event_ms));
-  if (timed.baselines_recorded)
+  if (timed.baselines_recorded && timed.record_timed_early)
+    p.detail += fmt::format(
+        "the baselines (reference, naive, an empty request, cuBLAS) were timed while the submission compiled, "
+        "{:.0f} s earlier, the GPU idle but for them: this grading's reference launches ran at their pace (within "
+        "{:.2f}%)\n",
+        timed.record_age_s, 100 * timed.record_gap);
+  else if (timed.baselines_recorded)
     p.detail += fmt::format(
         "the baselines (reference, naive, an empty request, cuBLAS) were those another grading of this batch "
         "measured on this GPU {:.0f} s earlier: this grading's reference launches ran at their pace (within "

@@ -118,7 +118,7 @@ class GpuBackend final : public Backend {
   }
 
   void oracle(const Case& c, const CaseInputs& in, std::vector<double>& c64, std::vector<double>& abs_ab) override {
-    oracle_->oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
+    oracle().oracle(c.m, c.n, c.k, in.a.data(), in.b.data(), c64, abs_ab);
   }
 
   bool launches_can_differ() const override { return true; }
@@ -140,8 +140,28 @@ class GpuBackend final : public Backend {
   std::string why_not_timed() const override { return ""; }
 
   double roofline_ms(const Case& c, const CaseInputs& in, int samples) override {
-    return oracle_->time_sgemm(c.m, c.n, c.k, in.a.data(), in.b.data(), samples);
+    return oracle().time_sgemm(c.m, c.n, c.k, in.a.data(), in.b.data(), samples);
   }
+  double roofline_ms_beside_build(const Case& c, const CaseInputs& in, int samples) override {
+    const std::shared_ptr<Started> s = started_.get();  // waits; rethrows an internal CUDA error
+    return s->oracle ? s->oracle->time_sgemm(c.m, c.n, c.k, in.a.data(), in.b.data(), samples) : 0;
+  }
+
+  // CUDA start-up (the device's description, then the oracle's context) on
+  // a second thread beside the compiler, once.
+  void start_beside_build() override {
+    if (started_.valid()) return;
+    const std::optional<DeviceDescription> known =
+        device_.present ? std::optional<DeviceDescription>(device_) : std::nullopt;
+    started_ = std::async(std::launch::async, [known] {
+      auto s = std::make_shared<Started>();
+      s->device = known ? *known : describe_device();
+      if (s->device.present) s->oracle = std::make_unique<GpuOracle>();
+      return s;
+    }).share();
+  }
+
+  std::string place_baseline_runner(const WorkDir& work, std::string& log) override;
 
   std::unique_ptr<DeviceHold> shared_hold(SharedHold length) override {
     if (setup_.gpu_lock.empty()) return nullptr;
@@ -161,36 +181,28 @@ class GpuBackend final : public Backend {
   void log(const std::string& line) const {
     if (setup_.log) setup_.log(line);
   }
-  // CUDA start-up (the device's description, then the oracle's context) runs
-  // on a second thread beside the compiler.
-  void start() {
-    const std::optional<DeviceDescription> known =
-        device_.present ? std::optional<DeviceDescription>(device_) : std::nullopt;
-    started_ = std::async(std::launch::async, [known] {
-      Started s;
-      s.device = known ? *known : describe_device();
-      if (s.device.present) s.oracle = std::make_unique<GpuOracle>();
-      return s;
-    });
-  }
   void finish_start() {
-    Started s = started_.get();  // rethrows an internal CUDA error
-    if (!s.device.present && setup_.cpu_if_no_gpu) throw NoGpuAfterAll(s.device.why_not);
-    if (!s.device.present) throw UsageError(no_usable_gpu(s.device.why_not));
-    device_ = s.device;
-    oracle_ = std::move(s.oracle);
-    device_.free_bytes = oracle_->free_device_bytes();
+    const std::shared_ptr<Started> s = started_.get();  // rethrows an internal CUDA error
+    if (!s->device.present && setup_.cpu_if_no_gpu) throw NoGpuAfterAll(s->device.why_not);
+    if (!s->device.present) throw UsageError(no_usable_gpu(s->device.why_not));
+    device_ = s->device;
+    device_.free_bytes = s->oracle->free_device_bytes();
   }
+  // The judge's context, once started (every caller's thread waits for it;
+  // only build() may have seen it fail, so it is there).
+  GpuOracle& oracle() const { return *started_.get()->oracle; }
 
   BackendSetup setup_;
   const GraderPaths& paths_;
   DeviceDescription device_;
   std::string build_arch_;  // what the submission is compiled for first ("sm_90")
-  std::future<Started> started_;
-  std::unique_ptr<GpuOracle> oracle_;
+  // CUDA's start-up (start_beside_build): read through copies or const
+  // calls only, from any thread.
+  std::shared_future<std::shared_ptr<Started>> started_;
   // Seconds held to itself (exclusive_seconds). Only the grading's main
   // thread asks for exclusive holds, so a plain sum will do.
   double exclusive_s_ = 0;
+  bool baseline_placed_ = false;  // place_baseline_runner's copy is made
   // The structure check's loads from the GPU's counters (PM sampling; ncu
   // where they cannot be read): no tool run a submission could tell apart,
   // half the batch time. SG_STRUCTURE_COUNTER=ncu asks for ncu alone.
@@ -202,7 +214,7 @@ class GpuBackend final : public Backend {
 
 BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   BuildOutput out;
-  start();
+  start_beside_build();
   Toolchain tc;
   tc.nvcc = paths_.nvcc;
   tc.arch = build_arch_;
@@ -258,23 +270,36 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
     return out;
   }
   ::chmod(runner.c_str(), 0755);
-  // A private copy of the baseline runner beside it, where the unprivileged
-  // user the runners run as can reach it.
-  const std::string baseline = work.sub("build/baseline_runner");
-  std::error_code copy_error;
-  std::filesystem::copy_file(o + "/baseline_runner", baseline, std::filesystem::copy_options::overwrite_existing,
-                             copy_error);
-  if (copy_error) {
-    out.log += baseline_runner_missing_log(o + "/baseline_runner", copy_error.message());
+  const std::string baseline = place_baseline_runner(work, out.log);
+  if (baseline.empty()) {
     out.why = baseline_runner_missing_why();
     return out;
   }
-  ::chmod(baseline.c_str(), 0755);
   out.baseline_runner = baseline;
   out.ok = true;
   out.state = GradeState::Graded;
   out.runner = runner;
   return out;
+}
+
+std::string GpuBackend::place_baseline_runner(const WorkDir& work, std::string& log) {
+  // A private copy of the baseline runner, where the unprivileged user the
+  // runners run as can reach it; made once (it may already run, started
+  // while the submission builds: writing over it then would fail).
+  const std::string baseline = work.sub("build/baseline_runner");
+  if (baseline_placed_) return baseline;
+  const std::string& o = paths_.runner_objects;
+  std::error_code copy_error;
+  std::filesystem::create_directories(work.sub("build"), copy_error);
+  std::filesystem::copy_file(o + "/baseline_runner", baseline, std::filesystem::copy_options::overwrite_existing,
+                             copy_error);
+  if (copy_error) {
+    log += baseline_runner_missing_log(o + "/baseline_runner", copy_error.message());
+    return "";
+  }
+  ::chmod(baseline.c_str(), 0755);
+  baseline_placed_ = true;
+  return baseline;
 }
 
 void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) {
