@@ -96,6 +96,10 @@ class LoadWindows {
   virtual ~LoadWindows() = default;
   // A window, or nullptr and why where it cannot open.
   virtual std::unique_ptr<LoadWindow> open(std::string& why) = 0;
+  // Enables the counter now, before the hold: only where no other grading
+  // shares the device (it keeps every other profiler off it). A failure
+  // here is tried again by the first window.
+  virtual void enable_now() {}
 };
 
 // Where the sanitizer and structure checks run: the grading's runner and its settings.

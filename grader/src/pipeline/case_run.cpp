@@ -43,7 +43,9 @@ bool counts_this_case(const Grading& g, const Case& c) {
 // taken here (Grading::alone) ends before the performance cases' checks, and
 // no second runner is started for the count.
 void counted_run(Grading& g, const Case& c, const CaseInputs& in, const CaseSchedule& schedule, CheckedRun& run) {
-  const std::unique_ptr<LoadWindows> windows = g.backend->load_windows();  // prepared before the hold
+  // Prepared before the hold (alone: enabled too, while the other cases ran).
+  const std::unique_ptr<LoadWindows> windows =
+      g.windows_ahead.valid() ? g.windows_ahead.get() : g.backend->load_windows();
   g.hold_alone(run.limit_s);
   run.counted_outside = true;
   CountedLaunch counted = count_launch_twice(

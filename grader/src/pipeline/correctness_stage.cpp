@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <future>
 
 #include "pipeline/case_run.h"
 #include "pipeline/stages.h"
@@ -40,6 +41,18 @@ bool correctness_stage(Grading& g) {
       (void)g.session->ready(g.backend->case_time_limit(c));
       break;
     }
+  // Alone, the counter of the counted case (the last) is made and enabled on
+  // a second thread meanwhile: no other grading's counter or timing shares
+  // the device, and the sanitizer's tools have ended.
+  const bool counts = std::any_of(g.suite.cases.begin(), g.suite.cases.end(), [&g](const Case& c) {
+    return g.wanted(c.visibility) && !c.has_performance && g.at_structure_shape(c);
+  });
+  if (g.opts.gpu_lock.empty() && counts && g.backend->counts_from_outside())
+    g.windows_ahead = std::async(std::launch::async, [&g] {
+      std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
+      if (windows) windows->enable_now();
+      return windows;
+    });
   // Each case holds the GPU shared on its own. (One hold over all of them
   // was tried: fewer waits for it, but longer ones for everybody's timings,
   // and fewer gradings per minute in all.) The case the structure check
@@ -49,6 +62,9 @@ bool correctness_stage(Grading& g) {
     for (const Case& c : g.suite.cases)
       if (g.wanted(c.visibility) && !c.has_performance && g.at_structure_shape(c) == counted_shape)
         correctness_case(g, c, g.index_of(c.name));
+  // A counter made ahead that no case used (its case could not run) is
+  // disabled here: it would keep ncu off the device.
+  if (g.windows_ahead.valid()) (void)g.windows_ahead.get();
   return true;
 }
 

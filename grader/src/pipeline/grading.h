@@ -70,6 +70,9 @@ struct Grading {
   // After backend and the runners, which it uses (destroyed before them).
   std::unique_ptr<EarlyBaselines> early_baselines;
   std::vector<BaselineRecord> early_records;
+  // A grading alone: the counted case's load counter, made and enabled on a
+  // second thread while the other correctness cases run (correctness_stage.cpp).
+  std::future<std::unique_ptr<LoadWindows>> windows_ahead;
   std::vector<TimedCase> to_time;  // performance cases checked correct, waiting for their timing
   std::vector<SizeOutcome> outcomes;
   std::vector<CountedCase> counted;  // each case's checked launch as the CPU layer counted it

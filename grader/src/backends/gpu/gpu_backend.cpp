@@ -16,6 +16,7 @@
 #include "backends/gpu/ncu_reuse.h"
 #include "backends/gpu/pm_loads.h"
 #include "backends/gpu/pm_reuse.h"
+#include "backends/gpu/runner_files.h"
 #include "backends/gpu/sanitizer_shapes.h"
 #include "compare/diagnosis_catalogue.h"
 #include "words/build_report.h"
@@ -38,7 +39,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr std::size_t kLogCap = 64 << 10;
 constexpr double kCompileTimeout = 180;
-constexpr double kLinkTimeout = 120;
 // After a runner fails, the checked launches run on 16 SMs: a fault there
 // stalls a few SMs instead of the whole GPU (grader/bench/crash_cost.sh), while
 // a correct kernel is only slowed in the checked launch, not in the timed ones.
@@ -202,7 +202,7 @@ class GpuBackend final : public Backend {
   // Seconds held to itself (exclusive_seconds). Only the grading's main
   // thread asks for exclusive holds, so a plain sum will do.
   double exclusive_s_ = 0;
-  bool baseline_placed_ = false;  // place_baseline_runner's copy is made
+  std::string baseline_copy_;  // place_baseline_runner's, once made
   // The structure check's loads from the GPU's counters (PM sampling; ncu
   // where they cannot be read): no tool run a submission could tell apart,
   // half the batch time. SG_STRUCTURE_COUNTER=ncu asks for ncu alone.
@@ -251,16 +251,7 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
     return out;
   }
   out.structure = with_ptx_detail(check_structure(cr.ptx));
-  const std::string runner = work.sub("build/runner");
-  const std::string& o = paths_.runner_objects;
-  // No reference code in the student's runner: the baselines are timed by
-  // the baseline runner (Makefile), which never loads student code.
-  // --wrap: the runner notes the shape of the submission's first launch of
-  // each checked case, for the report when the case faults (runner_main.cu).
-  ToolRun link = run_tool({paths_.nvcc, "-o", runner, o + "/runner_main.o", o + "/runner_selftest.o", o + "/protocol.o",
-                           cr.object, "-cudart", "static", "-Xlinker", "--wrap=__cudaPushCallConfiguration"},
-                          scrubbed_environment(work.sub("build")), work.sub("build"), work.sub("logs/link.txt"),
-                          kLinkTimeout, false, kLogCap);
+  ToolRun link = link_student_runner(paths_, cr.object, work);
   out.seconds = seconds_since(t0);
   if (!link.ok()) {
     out.log += gpu_runner_link_failed_log(link.started ? link.exit.describe() : link.start_error, link.output);
@@ -269,7 +260,6 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
     out.why = dup ? defines_grader_symbol_why() : runner_not_linked_why();
     return out;
   }
-  ::chmod(runner.c_str(), 0755);
   const std::string baseline = place_baseline_runner(work, out.log);
   if (baseline.empty()) {
     out.why = baseline_runner_missing_why();
@@ -278,28 +268,15 @@ BuildOutput GpuBackend::build(const std::string& kernel, const WorkDir& work) {
   out.baseline_runner = baseline;
   out.ok = true;
   out.state = GradeState::Graded;
-  out.runner = runner;
+  out.runner = work.sub("build/runner");
   return out;
 }
 
 std::string GpuBackend::place_baseline_runner(const WorkDir& work, std::string& log) {
-  // A private copy of the baseline runner, where the unprivileged user the
-  // runners run as can reach it; made once (it may already run, started
-  // while the submission builds: writing over it then would fail).
-  const std::string baseline = work.sub("build/baseline_runner");
-  if (baseline_placed_) return baseline;
-  const std::string& o = paths_.runner_objects;
-  std::error_code copy_error;
-  std::filesystem::create_directories(work.sub("build"), copy_error);
-  std::filesystem::copy_file(o + "/baseline_runner", baseline, std::filesystem::copy_options::overwrite_existing,
-                             copy_error);
-  if (copy_error) {
-    log += baseline_runner_missing_log(o + "/baseline_runner", copy_error.message());
-    return "";
-  }
-  ::chmod(baseline.c_str(), 0755);
-  baseline_placed_ = true;
-  return baseline;
+  // Once: it may already run (started while the submission builds), and
+  // writing over it then would fail.
+  if (baseline_copy_.empty()) baseline_copy_ = copy_baseline_runner(paths_, work, log);
+  return baseline_copy_;
 }
 
 void GpuBackend::sanitizer(const Check& c, const SanitizerContext& ctx, TestResult& t) {

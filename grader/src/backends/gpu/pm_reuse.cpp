@@ -39,15 +39,12 @@ class PmWindows : public LoadWindows {
  public:
   explicit PmWindows(std::function<void(const std::string&)> log)
       : log_(std::move(log)), counter_(PmLoadCounter::prepare(why_not_)) {}
+  void enable_now() override {
+    std::string ignored;  // the first window tries again, and says why
+    (void)enabled(ignored);
+  }
   std::unique_ptr<LoadWindow> open(std::string& why) override {
-    if (!counter_) {
-      why = why_not_;
-      return nullptr;
-    }
-    if (!counter_->enabled()) {
-      if (!counter_->enable(why)) return nullptr;
-      if (log_) log_(counter_opened_log_line(counter_->prepare_seconds(), counter_->enable_seconds()));
-    }
+    if (!enabled(why)) return nullptr;
     if (!counter_->start(why)) return nullptr;
     // The device must be quiet before the launch: loads in an empty window come
     // from work outside the grading's hold, and would be counted as its own.
@@ -63,6 +60,18 @@ class PmWindows : public LoadWindows {
   }
 
  private:
+  // The counter prepared and enabled, or false and why.
+  bool enabled(std::string& why) {
+    if (!counter_) {
+      why = why_not_;
+      return false;
+    }
+    if (counter_->enabled()) return true;
+    if (!counter_->enable(why)) return false;
+    if (log_) log_(counter_opened_log_line(counter_->prepare_seconds(), counter_->enable_seconds()));
+    return true;
+  }
+
   std::function<void(const std::string&)> log_;
   std::string why_not_;  // why it could not be prepared
   std::unique_ptr<PmLoadCounter> counter_;

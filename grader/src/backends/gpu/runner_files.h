@@ -1,0 +1,24 @@
+// The GPU backend's two runner programs in a grading's work folder: the
+// student's, linked from the submission's object and the runner's pieces,
+// and a private copy of the grader's baseline runner.
+#pragma once
+#include <string>
+
+#include "process/tool_run.h"
+#include "services/grader_paths.h"
+#include "services/work_dir.h"
+
+namespace sg {
+
+// Links `object` with the runner's pieces (runner_objects) into
+// work.sub("build/runner"), its output in logs/link.txt. No reference code
+// goes in: the baselines are timed by the baseline runner (Makefile), which
+// never loads student code.
+ToolRun link_student_runner(const GraderPaths& paths, const std::string& object, const WorkDir& work);
+
+// Copies the grader's baseline runner to work.sub("build/baseline_runner"),
+// where the unprivileged user the runners run as can reach it: its path, or
+// "" with why appended to `log`.
+std::string copy_baseline_runner(const GraderPaths& paths, const WorkDir& work, std::string& log);
+
+}  // namespace sg
