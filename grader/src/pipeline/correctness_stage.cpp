@@ -36,14 +36,10 @@ bool correctness_stage(Grading& g) {
     g.baseline->begin();
     g.session->spare(*g.baseline);  // a failed case's sweep must not take it
   }
-  for (const Case& c : g.suite.cases)
-    if (g.wanted(c.visibility)) {
-      (void)g.session->ready(g.backend->case_time_limit(c));
-      break;
-    }
   // Alone, the counter of the counted case (the last) is made and enabled on
-  // a second thread meanwhile: no other grading's counter or timing shares
-  // the device, and the sanitizer's tools have ended.
+  // a second thread while the runner starts and the other cases run: no other
+  // grading's counter or timing shares the device, and the sanitizer's tools
+  // have ended.
   const bool counts = std::any_of(g.suite.cases.begin(), g.suite.cases.end(), [&g](const Case& c) {
     return g.wanted(c.visibility) && !c.has_performance && g.at_structure_shape(c);
   });
@@ -53,6 +49,11 @@ bool correctness_stage(Grading& g) {
       if (windows) windows->enable_now();
       return windows;
     });
+  for (const Case& c : g.suite.cases)
+    if (g.wanted(c.visibility)) {
+      (void)g.session->ready(g.backend->case_time_limit(c));
+      break;
+    }
   // Each case holds the GPU shared on its own. (One hold over all of them
   // was tried: fewer waits for it, but longer ones for everybody's timings,
   // and fewer gradings per minute in all.) The case the structure check

@@ -83,11 +83,10 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     const double now = wall_seconds();
     for (TimedCase& t : cases) {
       if (t.failed()) continue;
-      // A grading alone has its own record (none in a batch); a batch's gradings the GPU's.
-      t.record_timed_early = !g.early_records.empty();
-      const bool taken = t.record_timed_early
-                             ? take_record(early_record(g, record_key(*t.c, runner_identity)), t, now)
-                             : take_recorded_baselines(book, runner_identity, t, now);
+      // A grading alone may have its own record (never one in a batch); a batch's gradings the GPU's.
+      const std::optional<BaselineRecord> early = early_record(g, record_key(*t.c, runner_identity));
+      t.record_timed_early = early.has_value();
+      const bool taken = early ? take_record(early, t, now) : take_recorded_baselines(book, runner_identity, t, now);
       if (taken && t.record_timed_early)
         g.log(early_record_log_line(t.c->name, t.record_age_s, t.record_gap));
       else if (taken)

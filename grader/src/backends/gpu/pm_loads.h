@@ -26,7 +26,8 @@ class PmLoadCounter {
   static std::unique_ptr<PmLoadCounter> prepare(std::string& why);
   // PM sampling enabled on the device with the prepared configuration. It
   // keeps every other profiler off the device: enable it inside an exclusive
-  // hold and destroy the counter before the hold ends.
+  // hold and destroy the counter before the hold ends (a grading alone, which
+  // shares the device with no other, enables it before its counted case).
   bool enable(std::string& why);
   bool enabled() const;
   // prepare, then enable.
