@@ -21,13 +21,16 @@ using nlohmann::json;
 
 namespace {
 
-json grade_reference(const std::string& tag) {
+// The reference graded alone on the GPU into test-grades/trusted-timing/<tag>
+// (its grade.log in log.txt there, unless `quiet`): its results.json.
+json grade_reference(const std::string& tag, bool quiet = true) {
   const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / tag;
   fs::remove_all(out);
   fs::create_directories(out);
-  const std::string cmd = "timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --quiet --backend gpu --out '" +
-                          out.string() + "' '" + std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >'" +
-                          (out / "log.txt").string() + "' 2>&1 </dev/null";
+  const std::string cmd = "timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' " +
+                          (quiet ? "--quiet " : "") + "--backend gpu --out '" + out.string() + "' '" +
+                          std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >'" + (out / "log.txt").string() +
+                          "' 2>&1 </dev/null";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << "see " << (out / "log.txt");
   std::ifstream f(out / "results.json");
   std::stringstream ss;
@@ -66,19 +69,11 @@ TEST(TrustedTiming, ReferenceAgainstItselfIsSpeedupOneWithFullPoints) {
 // pace; on an idle GPU at least one does, and the speedups stay at one.
 TEST(TrustedTiming, AGradingAloneTimesItsBaselinesWhileItBuilds) {
   SG_REQUIRE_GPU();
-  const fs::path out = fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / "early";
-  fs::remove_all(out);
-  fs::create_directories(out);
-  const std::string cmd = "timeout -k 10 600 '" + std::string(SG_BUILD_DIR) + "/grade' --backend gpu --out '" +
-                          out.string() + "' '" + std::string(SG_SOURCE_ROOT) + "/reference/kernel.cu' >'" +
-                          (out / "log.txt").string() + "' 2>&1 </dev/null";
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << "see " << (out / "log.txt");
-  std::ifstream lf(out / "log.txt");
+  const json r = grade_reference("early", false);
+  ASSERT_TRUE(r.is_object()) << "no results.json";
+  std::ifstream lf(fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / "early" / "log.txt");
   const std::string log((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
   const auto has = [&log](const std::string& text) { return log.find(text) != std::string::npos; };
-  std::ifstream f(out / "results.json");
-  const json r = json::parse(f, nullptr, false);
-  ASSERT_TRUE(r.is_object()) << "no results.json";
   std::map<std::string, std::string> detail_of;  // the Gradescope tests' text, by name
   for (const json& t : r["tests"]) detail_of[t["name"].get<std::string>()] = t["output"].get<std::string>();
   int stood = 0;
@@ -92,9 +87,10 @@ TEST(TrustedTiming, AGradingAloneTimesItsBaselinesWhileItBuilds) {
     const bool not_kept = has("the baselines of " + c + " timed while the submission builds are not kept: ");
     EXPECT_EQ(int(taken) + int(refused) + int(not_kept), 1) << name << ": one fate for its early baselines\n" << log;
     // A take after the student's samples logs the bare "timing the baselines of <case>".
-    if (taken)
+    if (taken) {
       EXPECT_FALSE(has("timing the baselines of " + c + "\n"))
           << name << ": baselines timed again after the samples though the early ones stood\n" << log;
+    }
     stood += taken;
     const std::string detail = detail_of[name];
     EXPECT_EQ(taken, detail.find("were timed while the submission compiled") != std::string::npos)
