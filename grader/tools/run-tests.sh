@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # `make test`: runs build/grader_tests with the CPU-backend grading of the
-# sample submissions and the CPU-backend batch isolation tests (the slowest
-# tests, one CPU each, none on a GPU) in parallel shards beside everything
-# else, which runs in one process so that GPU tests never overlap. (With the
-# batch isolation tests in that process it ended 260 s after the shards on
-# 2 cores.) The shards run at a lower priority (nice): everything else keeps
+# sample submissions and the slowest CPU-backend batch tests (one CPU each,
+# none on a GPU) in parallel shards beside everything else, which runs in one
+# process so that GPU tests never overlap. (With those batch tests in that
+# process it ended 260 s after the shards on 2 cores.) The shards run at a lower priority (nice): everything else keeps
 # its core, and the shards take every core once it is done (on 2 cores that
 # is 12 minutes instead of 18). Prints every part's output, then one line:
 # "N passed, N failed, N skipped". Exit status 1 when anything failed.
 set -u
 BIN=${1:-build/grader_tests}
-SLOW='*CpuBackendVerdict*:BatchIsolation.*'
+SLOW='*CpuBackendVerdict*:BatchIsolation.*:BatchEndToEnd.IdsCannotTakeClassFilesOrEachOthersFolder'
 cpus=$(nproc 2>/dev/null || echo 2)
 shards=$(( cpus > 1 ? cpus : 1 ))
 logs=$(mktemp -d /tmp/sg-tests-XXXXXX)
