@@ -3,6 +3,7 @@
 // the exclusive hold, and why it could not be measured. The stage that holds
 // the GPU (pipeline/performance_stage.cpp) calls these in order.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <optional>
@@ -78,6 +79,9 @@ void time_baselines(RunnerSession& baseline, TimedCase& timed, double limit_s, c
 // and cuBLAS's time are filled from it and true is returned.
 bool take_recorded_baselines(const BaselineBook& book, const std::string& baseline_runner, TimedCase& timed,
                              double now);
+// How many cuBLAS launches the roofline of a case takes (half its samples, at least 5).
+inline int roofline_samples(const Case& c) { return std::max(5, c.performance.samples / 2); }
+
 // The same with the record at hand (none: false).
 bool take_record(const std::optional<BaselineRecord>& r, TimedCase& timed, double now);
 

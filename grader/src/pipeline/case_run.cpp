@@ -9,6 +9,11 @@
 #include "words/grading_log.h"
 
 namespace sg {
+
+bool counts_this_case(const Grading& g, const Case& c) {
+  return g.backend->counts_from_outside() && g.at_structure_shape(c);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -26,12 +31,6 @@ struct CheckedRun {
   std::optional<double> loads;
   std::string counter_failed;
 };
-
-// Whether this case's launch is the one the structure check counts from
-// outside the runner (the GPU's counters).
-bool counts_this_case(const Grading& g, const Case& c) {
-  return g.backend->counts_from_outside() && g.at_structure_shape(c);
-}
 
 // The checked launch with the device held to itself and its load counter
 // open around it, twice (backends/load_count.h): the whole device is counted,

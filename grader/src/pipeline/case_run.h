@@ -8,6 +8,10 @@
 
 namespace sg {
 
+// Whether this case's launch is the one the structure check counts from
+// outside the runner (the GPU's counters).
+bool counts_this_case(const Grading& g, const Case& c);
+
 // Runs and records the correctness test g.r.tests[ci]; true when correct.
 bool check_case(Grading& g, const Case& c, std::size_t ci, const PreparedCase& prepared);
 

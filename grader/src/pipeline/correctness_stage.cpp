@@ -28,10 +28,8 @@ bool correctness_stage(Grading& g) {
   // The runners' start-up (a CUDA context each) outside any hold: the
   // student's is waited for before the first case takes its shared hold, the
   // baseline runner's overlaps the correctness cases.
-  const bool times_cases = std::any_of(g.suite.cases.begin(), g.suite.cases.end(),
-                                       [&g](const Case& c) { return c.has_performance && g.wanted(c.visibility); });
   // (A grading alone started it while the submission built: early_baselines.h.)
-  if (g.backend->why_not_timed().empty() && times_cases && !g.baseline) {
+  if (!g.timed_cases().empty() && !g.baseline) {
     g.baseline = std::make_unique<RunnerSession>(g.baseline_runner_config(g.build.baseline_runner));
     g.baseline->begin();
     g.session->spare(*g.baseline);  // a failed case's sweep must not take it
@@ -41,9 +39,9 @@ bool correctness_stage(Grading& g) {
   // grading's counter or timing shares the device, and the sanitizer's tools
   // have ended.
   const bool counts = std::any_of(g.suite.cases.begin(), g.suite.cases.end(), [&g](const Case& c) {
-    return g.wanted(c.visibility) && !c.has_performance && g.at_structure_shape(c);
+    return g.wanted(c.visibility) && !c.has_performance && counts_this_case(g, c);
   });
-  if (g.opts.gpu_lock.empty() && counts && g.backend->counts_from_outside())
+  if (g.opts.gpu_lock.empty() && counts)
     g.windows_ahead = std::async(std::launch::async, [&g] {
       std::unique_ptr<LoadWindows> windows = g.backend->load_windows();
       if (windows) windows->enable_now();

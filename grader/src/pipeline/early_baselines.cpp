@@ -85,7 +85,7 @@ EarlyBaselines::Outcome EarlyBaselines::run(Grading& g) {
         continue;
       }
       if (stop_) break;
-      t.evidence.cublas_ms = g.backend->roofline_ms_beside_build(c, inputs[i], std::max(5, c.performance.samples / 2));
+      t.evidence.cublas_ms = g.backend->roofline_ms_beside_build(c, inputs[i], roofline_samples(c));
       if (t.evidence.cublas_ms <= 0) continue;
       out.records.push_back(record_of(record_key(c, identity), t.evidence, wall_seconds()));
     }

@@ -109,7 +109,7 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
     if (std::any_of(cases.begin(), cases.end(), fresh)) g.log(cublas_log_line());
     for (TimedCase& t : cases)
       if (fresh(t))
-        t.evidence.cublas_ms = g.backend->roofline_ms(*t.c, t.inputs, std::max(5, t.c->performance.samples / 2));
+        t.evidence.cublas_ms = g.backend->roofline_ms(*t.c, t.inputs, roofline_samples(*t.c));
   }
   // Reading and checking the outputs needs every core but no GPU: after the
   // hold, every case's at once (each spreads its outputs over the cores; one
