@@ -18,6 +18,7 @@
 #include "services/disk_quota.h"
 #include "services/limits.h"
 #include "services/runner_session.h"
+#include "services/work_dir.h"
 #include "suite/suite_loader.h"
 #include "words/case_report.h"
 
@@ -135,6 +136,7 @@ TEST(DiskQuota, AScratchQuotaHoldsAnHonestGradingsTimedOutputs) {
   const sg::GradingQuotas timed = sg::grading_quotas(s, true);
   EXPECT_EQ(timed.scratch.bytes, sg::kScratchMarginBytes + (15 * 16 + 11 * 32 + 11 * 32) * mib);
   EXPECT_EQ(timed.baseline_scratch.bytes, sg::kScratchMarginBytes + 32 * mib);
+  EXPECT_EQ(timed.tool_scratch.bytes, sg::kScratchMarginBytes);  // the tools write no timed output
   EXPECT_GE(timed.scratch.files, sg::kQuotaFiles + 2 * (15 + 11));
   const sg::GradingQuotas untimed = sg::grading_quotas(s, false);
   EXPECT_EQ(untimed.scratch.bytes, sg::kScratchMarginBytes);
@@ -164,6 +166,24 @@ sg::RunnerConfig script_runner(const fs::path& dir, const std::string& then) {
 // The runner writes 6 MiB into a scratch folder of 4 and ends: the request
 // fails with the quota's sentence (not "crashed"), and the folder is empty
 // for the next runner.
+// compute-sanitizer's and ncu's runs of the runner write in a folder of
+// their own (tool-scratch/, so that a tool running beside the judge's check
+// of the timed outputs cannot reach them), with the margin's quota, measured
+// like scratch/ where nothing is mounted; to a student it is a scratch folder.
+TEST(DiskQuota, TheToolsRunsHaveAScratchFolderAndQuotaOfTheirOwn) {
+  TempDir t;
+  sg::WorkDir work(t.path.string(), false);
+  work.give_quotas(sg::grading_quotas(sg::load_suite_file(std::string(SG_SOURCE_ROOT) + "/testcases/default.yaml"), true));
+  const sg::QuotaPlace tools = work.place("tool-scratch"), runner = work.place("scratch");
+  EXPECT_NE(tools.dir, runner.dir);
+  EXPECT_TRUE(fs::is_directory(tools.dir)) << tools.dir;
+  EXPECT_TRUE(fs::is_directory(work.sub("baseline")));
+  EXPECT_EQ(tools.quota.bytes, sg::kScratchMarginBytes);
+  EXPECT_LT(tools.quota.bytes, runner.quota.bytes);
+  EXPECT_EQ(tools.walk, !tools.mounted);
+  EXPECT_EQ(tools.name, "scratch folder");
+}
+
 TEST(DiskQuota, ARunnerPastItsScratchQuotaFailsItsRequestAndLeavesNothing) {
   TempDir t;
   sg::RunnerConfig rc = script_runner(t.path, "head -c 6291456 /dev/zero > fill.bin; exit 0");

@@ -26,7 +26,7 @@ TEST(GpuRunnerEnvironment, EveryRunnerAsksForOneWorkQueueAndEagerModules) {
   setup.device_arch = "sm_90";  // the GPU as a batch names it: no CUDA started until a build
   const std::unique_ptr<Backend> backend = make_gpu_backend(setup, std::nullopt);
   WorkDir work("", false);
-  for (const char* scratch : {"scratch", "baseline-scratch"}) {
+  for (const char* scratch : {"scratch", "tool-scratch", "baseline-scratch"}) {
     const RunnerConfig rc = backend->runner_config("/bin/true", work, scratch);
     EXPECT_TRUE(has(rc.env, std::string(kCudaConnectionsVariable) + "=" + kCudaConnections)) << scratch;
     EXPECT_TRUE(has(rc.env, "CUDA_MODULE_LOADING=EAGER")) << scratch;

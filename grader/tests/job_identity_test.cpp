@@ -88,7 +88,7 @@ TEST(JobIdentity, AGradingsFoldersAreItsUidsAlone) {
   {
     sg::WorkDir work(dir.path, true, owner);
     path = work.path();
-    for (const char* sub : {"", "/build", "/scratch", "/baseline-scratch", "/logs"}) {
+    for (const char* sub : {"", "/build", "/baseline", "/scratch", "/tool-scratch", "/baseline-scratch", "/logs"}) {
       struct stat st {};
       ASSERT_EQ(::stat((path + sub).c_str(), &st), 0) << sub;
       const bool logs = std::string(sub) == "/logs";

@@ -3,6 +3,7 @@
 // hold a case, and each case's run then takes the result made for it.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 #include <memory>
 #include <string>
@@ -93,6 +94,26 @@ TEST_F(MadeAhead, ACaseTakesWhatWasMadeForItOnceAndOthersAreMadeAtTheirTurn) {
   EXPECT_EQ(backend->oracles, 4);
   const PreparedCase same = g.prepare(a);
   EXPECT_EQ(same.in.a, pa.in.a) << "made ahead or not, a case's inputs come from the grading's seed";
+}
+
+// Alone, the cases are made while the submission builds: no oracle before
+// the baselines' takes leave the GPU (gpu_free), and none once the build
+// failed (stop_making_ahead), the cases it left out made at their turn.
+TEST_F(MadeAhead, TheOraclesWaitForTheGpuAndStopWhereNoCaseWillRun) {
+  const Case a = small_case("a", 2), b = small_case("b", 4);
+  std::promise<void> free;
+  g.making_ahead = std::async(std::launch::async, [this, &a, &b, gpu_free = free.get_future().share()] {
+    return g.prepare_all({&a, &b}, gpu_free);
+  });
+  EXPECT_EQ(g.making_ahead.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  EXPECT_EQ(backend->oracles, 0) << "an oracle while the GPU was not free";
+  g.stop_making_ahead = true;
+  free.set_value();
+  EXPECT_TRUE(g.cases_made_ahead().empty()) << "cases made after the build failed";
+  EXPECT_EQ(backend->oracles, 0);
+  g.stop_making_ahead = false;
+  EXPECT_EQ(g.take_prepared(b).c64.at(0), 4);  // made at its turn
+  EXPECT_EQ(backend->oracles, 1);
 }
 
 }  // namespace

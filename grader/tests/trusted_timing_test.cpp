@@ -102,4 +102,35 @@ TEST(TrustedTiming, AGradingAloneTimesItsBaselinesWhileItBuilds) {
   EXPECT_EQ(r["score"].get<double>(), 100.0);
 }
 
+// A grading alone runs its sanitizer after its timing, beside the check of
+// the timed outputs, with the same verdict as before the cases; its load
+// counter, enabled early, counts the structure check's launch.
+TEST(TrustedTiming, AGradingAloneRunsItsSanitizerAfterItsTiming) {
+  SG_REQUIRE_GPU();
+  const json r = grade_reference("sanitizer-last", false);
+  ASSERT_TRUE(r.is_object()) << "no results.json";
+  std::ifstream lf(fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / "sanitizer-last" / "log.txt");
+  const std::string log((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
+  const std::size_t ended = log.find("ending the student's runner"), sanitizer = log.find("sanitizer memcheck");
+  ASSERT_NE(ended, std::string::npos) << log;
+  ASSERT_NE(sanitizer, std::string::npos) << log;
+  EXPECT_GT(sanitizer, ended) << "the sanitizer ran before the timing\n" << log;
+  bool seen = false;
+  for (const json& t : r["extra_data"]["tests"]) {
+    if (t["name"] == "sanitizer") {
+      seen = true;
+      EXPECT_EQ(t["status"], "passed") << t.dump();
+    }
+    // Alone, on an idle GPU, the counter enabled while the other cases ran
+    // (correctness_stage.cpp) counts the structure check's launch itself:
+    // what it gathered before its window is not taken for other work.
+    if (t["name"] == "structure") {
+      ASSERT_TRUE(t.contains("reuse")) << t.dump();
+      EXPECT_EQ(t["reuse"]["source"], "pm-sampling") << log;
+    }
+  }
+  EXPECT_TRUE(seen) << "no sanitizer test";
+  EXPECT_EQ(r["score"].get<double>(), 100.0);
+}
+
 }  // namespace

@@ -25,6 +25,9 @@ bool build_stage(Grading& g) {
 
   g.log(std::string("building (") + to_string(r.backend.value()) + ")");
   g.early_baselines = EarlyBaselines::start(g);
+  // Alone, the cases' inputs and oracle results are made meanwhile too; their
+  // device work waits for the baselines' takes, which want the GPU quiet.
+  if (g.early_baselines) g.start_making_ahead(g.early_baselines->done());
   g.build = g.backend->build(kernel, g.work);
   // A build that failed for no error in the source: the machine ran out
   // (disk, descriptors), never the student's compile error; built again
@@ -60,6 +63,7 @@ bool build_stage(Grading& g) {
   r.build_log = g.build.log;
   r.compile_time = g.build.seconds;
   if (!g.build.ok) {
+    g.stop_making_ahead = true;
     g.fail_all(g.build.state, g.build.why);
     return false;
   }
@@ -67,6 +71,7 @@ bool build_stage(Grading& g) {
   g.runner_config = g.backend->runner_config(g.build.runner, g.work);
   // Timed outputs leave the runner as files (proto SeededOutput).
   g.runner_config.limits.file_bytes = std::max(g.runner_config.limits.file_bytes, g.largest_timed_output_bytes());
+  g.tool_config = g.backend->runner_config(g.build.runner, g.work, "tool-scratch");
   g.run_checks(CheckStage::AfterBuild);
   return true;
 }

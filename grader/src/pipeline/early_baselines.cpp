@@ -23,7 +23,11 @@ std::unique_ptr<EarlyBaselines> EarlyBaselines::start(Grading& g) {
 }
 
 EarlyBaselines::EarlyBaselines(Grading& g, std::unique_ptr<RunnerSession> runner) : runner_(std::move(runner)) {
-  thread_ = std::async(std::launch::async, [this, &g] { return run(g); });
+  thread_ = std::async(std::launch::async, [this, &g] {
+    Outcome out = run(g);  // throws nothing
+    done_.set_value();
+    return out;
+  });
 }
 
 EarlyBaselines::~EarlyBaselines() {

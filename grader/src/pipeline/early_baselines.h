@@ -38,6 +38,8 @@ class EarlyBaselines {
   // hands the grading the records and the runner (g.baseline), if it never
   // failed; else the runner ends here, and the correctness stage starts one.
   void finish(Grading& g);
+  // Ready once the thread's device work (takes, cuBLAS) is over.
+  std::shared_future<void> done() const { return done_future_; }
 
  private:
   struct Outcome {
@@ -50,6 +52,8 @@ class EarlyBaselines {
 
   std::unique_ptr<RunnerSession> runner_;
   std::atomic<bool> stop_{false};
+  std::promise<void> done_;
+  std::shared_future<void> done_future_ = done_.get_future().share();
   std::future<Outcome> thread_;
   Outcome outcome_;
 };

@@ -16,7 +16,8 @@ namespace {
 // own processes), and the correctness and timed cases share one runner: each
 // CUDA process started costs start-up time that several gradings of one GPU
 // queue for. On a shared GPU each untimed step holds it shared; the timed
-// cases hold it exclusive from the first to the last.
+// cases hold it exclusive from the first to the last. A grading alone runs
+// its sanitizer after the timing instead (Grading::sanitizer_last).
 constexpr Stage kRunOrder[] = {
     {"setup", setup_stage},
     {"build", build_stage},

@@ -63,12 +63,12 @@ void Grading::fail_all(GradeState state, const std::string& why) {
     if (!set_aside(t)) mark_stopped(t, not_run(why), why);  // the not-measured stay out of the maximum
 }
 
-void Grading::run_checks(CheckStage stage) {
+CheckContext Grading::check_context(CheckStage stage) const {
   CheckContext ctx;
   ctx.backend = backend.get();
   ctx.build = &build;
   ctx.tests = &r.tests;
-  ctx.sanitizer = {build.runner, &runner_config, work.sub("logs"), r.seed, {}, {}};
+  ctx.sanitizer = {build.runner, &tool_config, work.sub("logs"), r.seed, {}, {}};
   for (const Case& c : suite.cases)
     if (wanted(c.visibility)) ctx.sanitizer.cases.push_back(c);
   ctx.sanitizer.counted = counted;
@@ -85,8 +85,32 @@ void Grading::run_checks(CheckStage stage) {
   }
   ctx.cases_out_of_bounds = cases_out_of_bounds;
   ctx.cases_with_block_races = cases_with_block_races;
+  return ctx;
+}
+
+void Grading::run_checks(CheckStage stage) {
+  const CheckContext ctx = check_context(stage);
   for (const Check& c : suite.checks)
     if (wanted(c.visibility)) run_check(c, stage, ctx, r.tests[index_of(c.name)]);
+}
+
+bool Grading::sanitizer_last() const { return opts.gpu_lock.empty() && !timed_cases().empty(); }
+
+void Grading::start_sanitizer() {
+  if (!sanitizer_last() || sanitizer_done || sanitizer_beside.valid()) return;
+  // The context is gathered here, on the grading's thread; the thread writes
+  // only the checks' own results (the sanitizer's, the one BeforeCases check).
+  sanitizer_beside = std::async(std::launch::async, [this, ctx = check_context(CheckStage::BeforeCases)] {
+    for (const Check& c : suite.checks)
+      if (wanted(c.visibility)) run_check(c, CheckStage::BeforeCases, ctx, r.tests[index_of(c.name)]);
+  });
+}
+
+void Grading::finish_sanitizer() {
+  start_sanitizer();
+  if (!sanitizer_beside.valid()) return;
+  sanitizer_done = true;
+  sanitizer_beside.get();
 }
 
 std::unique_ptr<DeviceHold> Grading::take_shared_hold(SharedHold length) {
@@ -130,17 +154,54 @@ PreparedCase Grading::prepare(const Case& c) {
   return p;
 }
 
-std::map<std::string, PreparedCase> Grading::prepare_all(const std::vector<const Case*>& cases) {
+std::map<std::string, PreparedCase> Grading::prepare_all(const std::vector<const Case*>& cases,
+                                                         const std::shared_future<void>& gpu_free) {
   std::map<std::string, PreparedCase> made;
   for (const Case* c : cases) made[c->name].in = make_inputs(*c, r.seed);  // host work, before the hold
   if (cases.empty()) return made;
+  if (gpu_free.valid()) gpu_free.wait();
   const auto hold = take_shared_hold();
   const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex);
   for (const Case* c : cases) {
+    if (stop_making_ahead) {  // the build failed: no case runs
+      made.erase(c->name);
+      continue;
+    }
     PreparedCase& p = made[c->name];
     backend->oracle(*c, p.in, p.c64, p.abs_ab);
   }
   return made;
+}
+
+namespace {
+
+// What the correctness cases made ahead may hold at once (inputs and oracle
+// results): the default suite's take about 60 MB.
+constexpr double kMadeAheadBytes = 256.0 * (1 << 20);
+
+}  // namespace
+
+std::vector<const Case*> Grading::cases_to_make_ahead() const {
+  std::vector<const Case*> cases;
+  double bytes = 0;
+  for (const Case& c : suite.cases) {
+    if (!wanted(c.visibility) || !backend->cannot_run(c).empty()) continue;
+    if (c.has_performance) {
+      if (backend->why_not_timed().empty()) cases.push_back(&c);
+      continue;
+    }
+    const double held = 4.0 * (double(c.m) * c.k + double(c.k) * c.n) + 16.0 * double(c.m) * c.n;
+    if (bytes + held > kMadeAheadBytes) continue;
+    bytes += held;
+    cases.push_back(&c);
+  }
+  return cases;
+}
+
+void Grading::start_making_ahead(std::shared_future<void> gpu_free) {
+  making_ahead = std::async(std::launch::async, [this, cases = cases_to_make_ahead(), gpu_free] {
+    return prepare_all(cases, gpu_free);
+  });
 }
 
 std::unique_ptr<PreparedCase> Grading::prepare_beside_run(const Case& c) {

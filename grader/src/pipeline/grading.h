@@ -3,6 +3,7 @@
 // being filled. Stages are functions over it (pipeline/stages.h); the run
 // order is pipeline/grade.cpp.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <future>
@@ -58,6 +59,10 @@ struct Grading {
   std::unique_ptr<Backend> backend;
   BuildOutput build;
   RunnerConfig runner_config;  // how this grading's runners are started
+  // How the runner starts under compute-sanitizer and ncu: a scratch folder
+  // of its own (tool-scratch/), so that a tool's run, which may run beside
+  // the judge reading the timed outputs, cannot reach them.
+  RunnerConfig tool_config;
   // Before session, so that it outlives session's sweeps (RunnerSession::spare).
   std::unique_ptr<RunnerSession> baseline;  // the grader's baseline runner, where cases are timed
   std::unique_ptr<RunnerSession> session;
@@ -88,10 +93,16 @@ struct Grading {
   double shared_wait_s = 0;  // time spent waiting for untimed holds
   int shared_holds = 0;
   std::map<std::string, PreparedCase> made_ahead;  // making_ahead's result, once waited for
-  // The cases' inputs and oracle results, made on a second thread while the
-  // sanitizer runs, where the oracle is device work. Last: destroyed first,
-  // it waits for that thread, which uses the members above.
+  std::atomic<bool> stop_making_ahead{false};      // set where no case will run (the build failed)
+  // The cases' inputs and oracle results, made on a second thread where the
+  // oracle is device work: while the sanitizer runs, or, alone, while the
+  // submission builds, once its baselines are timed. Destroyed before the
+  // members above, it waits for that thread, which uses them.
   std::future<std::map<std::string, PreparedCase>> making_ahead;
+  // The sanitizer last (sanitizer_last): after making_ahead, destroyed
+  // before it, waiting for its thread, which uses the members above.
+  std::future<void> sanitizer_beside;
+  bool sanitizer_done = false;
 
   void log(const std::string& line) const {
     if (opts.log) opts.log(line);
@@ -117,6 +128,18 @@ struct Grading {
   void fail_all(GradeState state, const std::string& why);
   // Grades the part of each of the suite's checks that belongs to `stage`.
   void run_checks(CheckStage stage);
+  // What the checks read at `stage`, gathered now.
+  CheckContext check_context(CheckStage stage) const;
+  // A grading alone on a GPU with cases to time runs its sanitizer last:
+  // started once its timing is done, on a second thread, beside the check of
+  // the timed outputs (host work), instead of before the cases. No other
+  // grading waits for the GPU meanwhile, and the tools' runs, in
+  // tool-scratch/, cannot reach the outputs being checked.
+  bool sanitizer_last() const;
+  void start_sanitizer();
+  // Waits for it (started here if it was not): its result is in r.tests; a
+  // failure of the machine in it is thrown on. Nothing where !sanitizer_last().
+  void finish_sanitizer();
   // A shared hold on the device for one untimed step; nullptr while this
   // grading holds the device to itself (`alone`): it would wait for itself.
   std::unique_ptr<DeviceHold> take_shared_hold(SharedHold length = SharedHold::Short);
@@ -132,8 +155,18 @@ struct Grading {
   // A case's inputs and FP64 oracle result.
   PreparedCase prepare(const Case& c);
   // The same for several cases, their oracles in one shared hold: each hold
-  // may wait behind another grading's timing (on a second thread).
-  std::map<std::string, PreparedCase> prepare_all(const std::vector<const Case*>& cases);
+  // may wait behind another grading's timing (on a second thread). The
+  // device work waits for `gpu_free` where it is given; a case whose oracle
+  // was not made (stop_making_ahead) is left out.
+  std::map<std::string, PreparedCase> prepare_all(const std::vector<const Case*>& cases,
+                                                  const std::shared_future<void>& gpu_free = {});
+  // The cases made ahead: the performance cases always (where they are
+  // timed), the others while what they hold at once stays under a bound (a
+  // suite of large correctness cases makes the rest at their turn, each in a
+  // hold of its own).
+  std::vector<const Case*> cases_to_make_ahead() const;
+  // making_ahead begun: prepare_all(cases_to_make_ahead(), gpu_free).
+  void start_making_ahead(std::shared_future<void> gpu_free = {});
   // The same with the oracle still being computed on a second thread
   // (PreparedCase::oracle): the case's run waits for it after the run.
   std::unique_ptr<PreparedCase> prepare_beside_run(const Case& c);

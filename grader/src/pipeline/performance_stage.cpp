@@ -113,7 +113,9 @@ void time_cases(Grading& g, std::vector<TimedCase>& cases) {
   }
   // Reading and checking the outputs needs every core but no GPU: after the
   // hold, every case's at once (each spreads its outputs over the cores; one
-  // after the other, each case's last outputs left cores idle).
+  // after the other, each case's last outputs left cores idle). A grading
+  // alone runs its sanitizer meanwhile: nothing is timed any more.
+  g.start_sanitizer();
   g.log(checking_outputs_log_line());
   {
     std::vector<std::future<void>> checks;
@@ -172,6 +174,7 @@ bool timing_stage(Grading& g) {
   g.alone.reset();  // nothing timed: a hold taken for a performance case's count ends here
   g.r.gpu_exclusive_time = g.backend->exclusive_seconds();
   g.session->stop();
+  g.finish_sanitizer();  // before the baseline runner ends: its tools' sweep spares it
   if (g.baseline) {
     // The baseline runner holds only the grader's own kernels, and no sample
     // of this grading is left: it ends outside the exclusive hold, but under

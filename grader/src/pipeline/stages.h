@@ -14,7 +14,7 @@ struct Stage {
 
 bool setup_stage(Grading& g);        // setup_stage.cpp: the submission located, the backend chosen, the tests planned
 bool build_stage(Grading& g);        // build_stage.cpp: a private copy built; the static checks
-bool sanitizer_stage(Grading& g);    // sanitizer_stage.cpp: the sanitizer (timed cases' inputs made beside it)
+bool sanitizer_stage(Grading& g);    // sanitizer_stage.cpp: the sanitizer (timed cases' inputs made beside it; alone: after the timing)
 bool correctness_stage(Grading& g);  // correctness_stage.cpp: the correctness cases, the counted one last
 bool performance_check_stage(Grading& g);  // performance_stage.cpp: each performance case checked (untimed)
 bool timing_stage(Grading& g);             // performance_stage.cpp: all of them timed in one exclusive hold

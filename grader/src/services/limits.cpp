@@ -81,6 +81,7 @@ GradingQuotas grading_quotas(const Suite& s, bool timed) {
   GradingQuotas q;
   q.work = {kWorkQuotaBytes, kQuotaFiles};
   q.scratch = {kScratchMarginBytes + held + largest_take, kQuotaFiles + outputs};
+  q.tool_scratch = {kScratchMarginBytes, kQuotaFiles};
   q.baseline_scratch = {kScratchMarginBytes + largest_output, kQuotaFiles};
   return q;
 }

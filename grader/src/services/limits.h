@@ -94,6 +94,8 @@ void throw_if_disk_full(const QuotaPlace& place, const std::string& what);
 //   outputs (every kept sample's C until the judge reads them after the
 //   timing, plus one more take of the largest case), and the tools'
 //   temporaries (kScratchMarginBytes);
+// - the tools' scratch folder (compute-sanitizer's and ncu's runs of the
+//   runner): their temporaries, the margin;
 // - the baseline runner's: one reference output at a time, and the margin.
 // Files: an honest grading makes about 60 in its work folder, two in its
 // scratch folder besides its timed outputs.
@@ -102,7 +104,7 @@ constexpr long long kScratchMarginBytes = 64LL << 20;
 constexpr long long kQuotaFiles = 1024;
 
 struct GradingQuotas {
-  DiskQuota work, scratch, baseline_scratch;
+  DiskQuota work, scratch, tool_scratch, baseline_scratch;
 };
 // `timed`: whether the backend times the suite's performance cases.
 GradingQuotas grading_quotas(const Suite& s, bool timed);

@@ -62,16 +62,18 @@ void WorkDir::give_to_owner(const std::string& dir, unsigned mode) {
 }
 
 void WorkDir::make_folders(bool inside_quota) {
-  for (const char* s : {"build", "logs", "scratch", "baseline-scratch"}) fs::create_directories(path_ + "/" + s);
+  for (const char* s : {"build", "baseline", "logs", "scratch", "tool-scratch", "baseline-scratch"})
+    fs::create_directories(path_ + "/" + s);
   ::chmod((path_ + "/logs").c_str(), 0700);
   give_to_owner(path_, 0711);  // the unprivileged runner may enter, not list
   give_to_owner(path_ + "/build", 0755);
+  give_to_owner(path_ + "/baseline", 0755);
   // The runners' only writable places; given to the runner user when privileges are dropped.
-  for (const char* s : {"scratch", "baseline-scratch"}) {
+  for (const char* s : {"scratch", "tool-scratch", "baseline-scratch"}) {
     const std::string dir = path_ + "/" + s;
     if (inside_quota) {
       std::string error;
-      const DiskQuota& q = std::string(s) == "scratch" ? quotas_.scratch : quotas_.baseline_scratch;
+      const DiskQuota& q = quota_of(s);
       if (!mount_quota(dir, q.bytes, q.files, error)) throw MachineFailure("a quota could not be mounted", error);
     }
     give_to_owner(dir, 0777);
@@ -91,13 +93,19 @@ void WorkDir::give_quotas(const GradingQuotas& q) {
   make_folders(true);
 }
 
+const DiskQuota& WorkDir::quota_of(const std::string& scratch) const {
+  return scratch == "scratch" ? quotas_.scratch : scratch == "tool-scratch" ? quotas_.tool_scratch : quotas_.baseline_scratch;
+}
+
 QuotaPlace WorkDir::place(const std::string& sub) const {
   QuotaPlace p;
   p.dir = sub.empty() ? path_ : path_ + "/" + sub;
-  p.name = sub.empty() ? "work folder" : sub + " folder";
-  p.quota = sub.empty() ? quotas_.work : sub == "scratch" ? quotas_.scratch : quotas_.baseline_scratch;
+  // The tools' runs are the same program as the runner's: to a student, one scratch folder.
+  p.name = sub.empty() ? "work folder" : sub == "tool-scratch" ? "scratch folder" : sub + " folder";
+  p.quota = sub.empty() ? quotas_.work : quota_of(sub);
   p.mounted = mounted_;
-  p.walk = !mounted_ && sub == "scratch";  // the one place student code writes, sandbox or not
+  // The places student code writes, sandbox or not.
+  p.walk = !mounted_ && (sub == "scratch" || sub == "tool-scratch");
   return p;
 }
 

@@ -1,16 +1,19 @@
 // The private work folder of one grading: build/ (the submission's copy and
-// what is built from it), logs/ (the judge's own captures), scratch/ (the
-// runner's only writable place) and baseline-scratch/ (the grader's baseline
-// runner's, which no student process can reach inside the sandbox). Removed
-// afterwards unless kept for debugging.
+// what is built from it), baseline/ (the grader's baseline runner, copied
+// before the submission builds, out of the compiler's folder), logs/ (the
+// judge's own captures), scratch/ (the runner's only writable place),
+// tool-scratch/ (the same for the runner's runs under compute-sanitizer and
+// ncu, which may run beside the judge reading scratch/) and baseline-scratch/
+// (the grader's baseline runner's, which no student process can reach inside
+// the sandbox). Removed afterwards unless kept for debugging.
 // With a uid of the grading's own (process/job_identity.h) every folder is
 // root's, those but logs/ with the grading's group and mode 0770, logs/ 0700:
 // no other grading's code can read, plant or delete anything in them,
 // sandbox or not (the judge reads as root).
 // Each has a quota (give_quotas): where the grader may mount, the folder is
-// a tmpfs of its quota's size, and scratch/ and baseline-scratch/ tmpfs of
-// their own inside it, so that no grading can fill the disk another uses;
-// elsewhere scratch/ is measured after each runner request instead.
+// a tmpfs of its quota's size, and the three scratch folders tmpfs of their
+// own inside it, so that no grading can fill the disk another uses;
+// elsewhere scratch/ and tool-scratch/ are measured after each run instead.
 #pragma once
 #include <string>
 
@@ -35,7 +38,7 @@ class WorkDir {
   // be (its folders are made again inside), else kept to measure scratch/.
   // Throws std::runtime_error when a mount fails after the first succeeded.
   void give_quotas(const GradingQuotas& q);
-  // A quota'd place: "" (the whole folder), "scratch" or "baseline-scratch".
+  // A quota'd place: "" (the whole folder), "scratch", "tool-scratch" or "baseline-scratch".
   QuotaPlace place(const std::string& sub) const;
   // How what a grading writes is bounded (words/grading_log says it on the
   // report's sandbox line): its quotas when mounted, else why there are none.
@@ -52,6 +55,7 @@ class WorkDir {
 
  private:
   void make_folders(bool inside_quota);
+  const DiskQuota& quota_of(const std::string& scratch) const;  // one of the three scratch folders
   void give_to_owner(const std::string& dir, unsigned mode);
 
   std::string path_;

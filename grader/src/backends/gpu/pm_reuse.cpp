@@ -45,6 +45,10 @@ class PmWindows : public LoadWindows {
   }
   std::unique_ptr<LoadWindow> open(std::string& why) override {
     if (!enabled(why)) return nullptr;
+    // What the counters gathered since they were enabled (a grading alone
+    // enables them while its other cases run) or since the last window comes
+    // with a start's first sample: a window of its own takes it, unread.
+    if (!counter_->start(why) || !counter_->stop(why)) return nullptr;
     if (!counter_->start(why)) return nullptr;
     // The device must be quiet before the launch: loads in an empty window come
     // from work outside the grading's hold, and would be counted as its own.

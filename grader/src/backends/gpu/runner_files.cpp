@@ -29,9 +29,9 @@ ToolRun link_student_runner(const GraderPaths& paths, const std::string& object,
 
 std::string copy_baseline_runner(const GraderPaths& paths, const WorkDir& work, std::string& log) {
   const std::string from = paths.runner_objects + "/baseline_runner";
-  const std::string to = work.sub("build/baseline_runner");
+  const std::string to = work.sub("baseline/baseline_runner");
   std::error_code error;
-  std::filesystem::create_directories(work.sub("build"), error);
+  std::filesystem::create_directories(work.sub("baseline"), error);
   std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing, error);
   if (error) {
     log += baseline_runner_missing_log(from, error.message());

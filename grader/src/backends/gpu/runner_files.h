@@ -16,9 +16,10 @@ namespace sg {
 // never loads student code.
 ToolRun link_student_runner(const GraderPaths& paths, const std::string& object, const WorkDir& work);
 
-// Copies the grader's baseline runner to work.sub("build/baseline_runner"),
-// where the unprivileged user the runners run as can reach it: its path, or
-// "" with why appended to `log`.
+// Copies the grader's baseline runner to work.sub("baseline/baseline_runner"),
+// where the unprivileged user the runners run as can reach it, and out of
+// build/, where the submission compiles (its sandbox binds only baseline/):
+// its path, or "" with why appended to `log`.
 std::string copy_baseline_runner(const GraderPaths& paths, const WorkDir& work, std::string& log);
 
 }  // namespace sg
