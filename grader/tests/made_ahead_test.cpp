@@ -1,6 +1,7 @@
-// The cases made ahead (pipeline/sanitizer_stage.cpp): where the oracle is
-// device work, every case's oracle is made in one shared hold instead of one
-// hold a case, and each case's run then takes the result made for it.
+// The cases made ahead (Grading::start_making_ahead: in the sanitizer stage,
+// or while a grading alone builds): where the oracle is device work, every
+// case's oracle is made in one shared hold instead of one hold a case, and
+// each case's run then takes the result made for it.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -24,6 +25,8 @@ class CountingBackend final : public Backend {
   BuildOutput build(const std::string&, const WorkDir&) override { return {}; }
   RunnerConfig runner_config(const std::string&, const WorkDir&, const std::string&) const override { return {}; }
   std::string cannot_run(const Case&) const override { return ""; }
+  // A case named "huge" does not fit the device as it is now.
+  std::string cannot_run_now(const Case& c) override { return c.name == "huge" ? "too big" : ""; }
   double case_time_limit(const Case&) const override { return 1; }
   double case_time_limit_after_hang(const Case&) const override { return 1; }
   void oracle(const Case& c, const CaseInputs&, std::vector<double>& c64, std::vector<double>& abs_ab) override {
@@ -97,8 +100,9 @@ TEST_F(MadeAhead, ACaseTakesWhatWasMadeForItOnceAndOthersAreMadeAtTheirTurn) {
 }
 
 // Alone, the cases are made while the submission builds: no oracle before
-// the baselines' takes leave the GPU (gpu_free), and none once the build
-// failed (stop_making_ahead), the cases it left out made at their turn.
+// the baselines' takes leave the GPU (gpu_free), none once the build failed
+// (stop_making_ahead) and none the device cannot hold, the cases left out
+// made at their turn.
 TEST_F(MadeAhead, TheOraclesWaitForTheGpuAndStopWhereNoCaseWillRun) {
   const Case a = small_case("a", 2), b = small_case("b", 4);
   std::promise<void> free;
@@ -114,6 +118,13 @@ TEST_F(MadeAhead, TheOraclesWaitForTheGpuAndStopWhereNoCaseWillRun) {
   g.stop_making_ahead = false;
   EXPECT_EQ(g.take_prepared(b).c64.at(0), 4);  // made at its turn
   EXPECT_EQ(backend->oracles, 1);
+  // The cases were chosen before the device was described: one it cannot
+  // hold now is left out (set aside at its turn), not computed.
+  const Case huge = small_case("huge", 8);
+  const std::map<std::string, PreparedCase> made = g.prepare_all({&a, &huge});
+  EXPECT_EQ(made.count("huge"), 0u);
+  EXPECT_EQ(made.count("a"), 1u);
+  EXPECT_EQ(backend->oracles, 2);
 }
 
 }  // namespace

@@ -170,6 +170,10 @@ class Backend {
 
   // Why the case cannot run here (e.g. too big for the device's memory), or "".
   virtual std::string cannot_run(const Case& c) const = 0;
+  // The same asked from any thread, where the backend's own description of
+  // its device may not be known yet (the cases made while a submission
+  // builds): from the device as it is now.
+  virtual std::string cannot_run_now(const Case& c) { return cannot_run(c); }
   // Wall time one run of the case may take.
   virtual double case_time_limit(const Case& c) const = 0;
   // The same once an earlier case of the grading has hung (services/limits.h).

@@ -163,7 +163,10 @@ std::map<std::string, PreparedCase> Grading::prepare_all(const std::vector<const
   const auto hold = take_shared_hold();
   const std::lock_guard<std::mutex> one_at_a_time(oracle_mutex);
   for (const Case* c : cases) {
-    if (stop_making_ahead) {  // the build failed: no case runs
+    // None where the build failed; none for a case the device cannot hold
+    // (made while the submission builds, the cases were chosen before the
+    // device was described): it is set aside at its turn.
+    if (stop_making_ahead || !backend->cannot_run_now(*c).empty()) {
       made.erase(c->name);
       continue;
     }

@@ -103,14 +103,8 @@ class GpuBackend final : public Backend {
     return rc;
   }
 
-  std::string cannot_run(const Case& c) const override {
-    const double mk = double(c.m) * c.k, kn = double(c.k) * c.n, mn = double(c.m) * c.n;
-    const double runner_bytes = 4 * (mk + kn + 2 * mn) + 256.0 * (1 << 20);
-    const double oracle_bytes = 8 * 2 * (mk + kn) + 8 * mn;
-    const double need = runner_bytes + oracle_bytes;
-    if (device_.free_bytes == 0 || need <= 0.9 * double(device_.free_bytes)) return "";
-    return gpu_memory_short(need, double(device_.free_bytes));
-  }
+  std::string cannot_run(const Case& c) const override { return memory_short(c, device_.free_bytes); }
+  std::string cannot_run_now(const Case& c) override { return memory_short(c, oracle().free_device_bytes()); }
 
   double case_time_limit(const Case& c) const override { return sg::case_time_limit(c, BackendKind::Gpu); }
   double case_time_limit_after_hang(const Case& c) const override {
@@ -187,6 +181,15 @@ class GpuBackend final : public Backend {
     if (!s->device.present) throw UsageError(no_usable_gpu(s->device.why_not));
     device_ = s->device;
     device_.free_bytes = s->oracle->free_device_bytes();
+  }
+  // Why case c needs more device memory than `free_bytes` (0: not known) leaves, or "".
+  static std::string memory_short(const Case& c, std::size_t free_bytes) {
+    const double mk = double(c.m) * c.k, kn = double(c.k) * c.n, mn = double(c.m) * c.n;
+    const double runner_bytes = 4 * (mk + kn + 2 * mn) + 256.0 * (1 << 20);
+    const double oracle_bytes = 8 * 2 * (mk + kn) + 8 * mn;
+    const double need = runner_bytes + oracle_bytes;
+    if (free_bytes == 0 || need <= 0.9 * double(free_bytes)) return "";
+    return gpu_memory_short(need, double(free_bytes));
   }
   // The judge's context, once started (every caller's thread waits for it;
   // only build() may have seen it fail, so it is there).
