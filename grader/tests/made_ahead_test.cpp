@@ -4,6 +4,7 @@
 // each case's run then takes the result made for it.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <future>
 #include <memory>
@@ -20,6 +21,7 @@ namespace {
 class CountingBackend final : public Backend {
  public:
   int holds = 0, oracles = 0;
+  std::atomic<int> sanitizer_runs{0};
   BackendKind kind() const override { return BackendKind::Gpu; }
   std::string device() const override { return "counting"; }
   BuildOutput build(const std::string&, const WorkDir&) override { return {}; }
@@ -35,7 +37,10 @@ class CountingBackend final : public Backend {
     abs_ab.assign(1, 1);
   }
   bool launches_can_differ() const override { return true; }
-  void sanitizer(const Check&, const SanitizerContext&, TestResult&) override {}
+  void sanitizer(const Check&, const SanitizerContext&, TestResult& t) override {
+    ++sanitizer_runs;
+    t.status = Status::Passed;
+  }
   ReuseMeasurement measure_reuse(const Check&, const SanitizerContext&) override { return {}; }
   std::string why_not_timed() const override { return ""; }
   double roofline_ms(const Case&, const CaseInputs&, int) override { return 0; }
@@ -67,7 +72,7 @@ class MadeAhead : public testing::Test {
   Suite suite;
   GradeOptions opts;
   GraderPaths paths;
-  Grading g;
+  Grading g;  // after suite, opts and paths, which it keeps references to
   CountingBackend* backend = nullptr;
 };
 
@@ -125,6 +130,38 @@ TEST_F(MadeAhead, TheOraclesWaitForTheGpuAndStopWhereNoCaseWillRun) {
   EXPECT_EQ(made.count("huge"), 0u);
   EXPECT_EQ(made.count("a"), 1u);
   EXPECT_EQ(backend->oracles, 2);
+}
+
+// Only a grading alone with cases to time runs its sanitizer last
+// (pipeline/grading.h): once, on a second thread, its result in the
+// sanitizer's test; a grading in a batch (a GPU lock) or with nothing to
+// time runs it before the cases, and the last-sanitizer calls do nothing.
+using SanitizerLast = MadeAhead;
+
+TEST_F(SanitizerLast, OnlyAGradingAloneWithCasesToTimeRunsItLastAndOnce) {
+  Case perf = small_case("perf", 8);
+  perf.has_performance = true;
+  Check san;
+  san.name = "sanitizer";
+  san.kind = CheckKind::Sanitizer;
+  suite.checks.push_back(san);
+  TestResult t;
+  t.name = "sanitizer";
+  g.r.tests.push_back(t);
+  EXPECT_FALSE(g.sanitizer_last()) << "nothing to time";
+  g.finish_sanitizer();
+  EXPECT_EQ(backend->sanitizer_runs, 0);
+  suite.cases.push_back(perf);
+  opts.gpu_lock = "/tmp/some-gpu.lock";
+  EXPECT_FALSE(g.sanitizer_last()) << "a batch's grading";
+  opts.gpu_lock.clear();
+  ASSERT_TRUE(g.sanitizer_last());
+  g.start_sanitizer();
+  g.start_sanitizer();  // once started, not again
+  g.finish_sanitizer();
+  g.finish_sanitizer();  // waited for once; not run again
+  EXPECT_EQ(backend->sanitizer_runs, 1);
+  EXPECT_EQ(g.r.tests[0].status, Status::Passed);
 }
 
 }  // namespace

@@ -38,6 +38,12 @@ json grade_reference(const std::string& tag, bool quiet = true) {
   return json::parse(ss.str(), nullptr, false);
 }
 
+// The grade.log grade_reference(tag, false) kept.
+std::string grade_log(const std::string& tag) {
+  std::ifstream lf(fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / tag / "log.txt");
+  return std::string((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
+}
+
 TEST(TrustedTiming, ReferenceAgainstItselfIsSpeedupOneWithFullPoints) {
   SG_REQUIRE_GPU();
   for (const char* tag : {"first", "second"}) {
@@ -71,8 +77,7 @@ TEST(TrustedTiming, AGradingAloneTimesItsBaselinesWhileItBuilds) {
   SG_REQUIRE_GPU();
   const json r = grade_reference("early", false);
   ASSERT_TRUE(r.is_object()) << "no results.json";
-  std::ifstream lf(fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / "early" / "log.txt");
-  const std::string log((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
+  const std::string log = grade_log("early");
   const auto has = [&log](const std::string& text) { return log.find(text) != std::string::npos; };
   std::map<std::string, std::string> detail_of;  // the Gradescope tests' text, by name
   for (const json& t : r["tests"]) detail_of[t["name"].get<std::string>()] = t["output"].get<std::string>();
@@ -109,8 +114,7 @@ TEST(TrustedTiming, AGradingAloneRunsItsSanitizerAfterItsTiming) {
   SG_REQUIRE_GPU();
   const json r = grade_reference("sanitizer-last", false);
   ASSERT_TRUE(r.is_object()) << "no results.json";
-  std::ifstream lf(fs::path(SG_BUILD_DIR) / "test-grades" / "trusted-timing" / "sanitizer-last" / "log.txt");
-  const std::string log((std::istreambuf_iterator<char>(lf)), std::istreambuf_iterator<char>());
+  const std::string log = grade_log("sanitizer-last");
   const std::size_t ended = log.find("ending the student's runner"), sanitizer = log.find("sanitizer memcheck");
   ASSERT_NE(ended, std::string::npos) << log;
   ASSERT_NE(sanitizer, std::string::npos) << log;
