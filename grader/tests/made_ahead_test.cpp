@@ -132,10 +132,11 @@ TEST_F(MadeAhead, TheOraclesWaitForTheGpuAndStopWhereNoCaseWillRun) {
   EXPECT_EQ(backend->oracles, 2);
 }
 
-// Only a grading alone with cases to time runs its sanitizer last
-// (pipeline/grading.h): once, on a second thread, its result in the
-// sanitizer's test; a grading in a batch (a GPU lock) or with nothing to
-// time runs it before the cases, and the last-sanitizer calls do nothing.
+// Only a grading alone with cases to time, its runners sandboxed, runs its
+// sanitizer last (pipeline/grading.h): once, on a second thread, its result
+// in the sanitizer's test; a grading in a batch (a GPU lock), unsandboxed or
+// with nothing to time runs it before the cases, and the last-sanitizer calls
+// do nothing.
 using SanitizerLast = MadeAhead;
 
 TEST_F(SanitizerLast, OnlyAGradingAloneWithCasesToTimeRunsItLastAndOnce) {
@@ -152,6 +153,8 @@ TEST_F(SanitizerLast, OnlyAGradingAloneWithCasesToTimeRunsItLastAndOnce) {
   g.finish_sanitizer();
   EXPECT_EQ(backend->sanitizer_runs, 0);
   suite.cases.push_back(perf);
+  EXPECT_FALSE(g.sanitizer_last()) << "no sandbox: a tool's run could reach the timed outputs";
+  g.runner_config.sandbox.bwrap = "/usr/bin/bwrap";
   opts.gpu_lock = "/tmp/some-gpu.lock";
   EXPECT_FALSE(g.sanitizer_last()) << "a batch's grading";
   opts.gpu_lock.clear();

@@ -94,7 +94,11 @@ void Grading::run_checks(CheckStage stage) {
     if (wanted(c.visibility)) run_check(c, stage, ctx, r.tests[index_of(c.name)]);
 }
 
-bool Grading::sanitizer_last() const { return opts.gpu_lock.empty() && !timed_cases().empty(); }
+// Only inside the sandbox: without it the tools' runs, as the grading's own
+// user, could reach scratch/ and rewrite the timed outputs being checked.
+bool Grading::sanitizer_last() const {
+  return opts.gpu_lock.empty() && !runner_config.sandbox.bwrap.empty() && !timed_cases().empty();
+}
 
 void Grading::start_sanitizer() {
   if (!sanitizer_last() || sanitizer_done || sanitizer_beside.valid()) return;

@@ -130,11 +130,11 @@ struct Grading {
   void run_checks(CheckStage stage);
   // What the checks read at `stage`, gathered now.
   CheckContext check_context(CheckStage stage) const;
-  // A grading alone on a GPU with cases to time runs its sanitizer last:
-  // started once its timing is done, on a second thread, beside the check of
-  // the timed outputs (host work), instead of before the cases. No other
-  // grading waits for the GPU meanwhile, and the tools' runs, in
-  // tool-scratch/, cannot reach the outputs being checked.
+  // A grading alone on a GPU with cases to time, its runners sandboxed,
+  // runs its sanitizer last: started once its timing is done, on a second
+  // thread, beside the check of the timed outputs (host work), instead of
+  // before the cases. No other grading waits for the GPU meanwhile, and the
+  // tools' runs, sandboxed in tool-scratch/, cannot reach the outputs being checked.
   bool sanitizer_last() const;
   void start_sanitizer();
   // Waits for it (started here if it was not): its result is in r.tests; a
