@@ -88,8 +88,9 @@ CheckContext Grading::check_context(CheckStage stage) const {
   return ctx;
 }
 
-void Grading::run_checks(CheckStage stage) {
-  const CheckContext ctx = check_context(stage);
+void Grading::run_checks(CheckStage stage) { run_checks(stage, check_context(stage)); }
+
+void Grading::run_checks(CheckStage stage, const CheckContext& ctx) {
   for (const Check& c : suite.checks)
     if (wanted(c.visibility)) run_check(c, stage, ctx, r.tests[index_of(c.name)]);
 }
@@ -101,20 +102,17 @@ bool Grading::sanitizer_last() const {
 }
 
 void Grading::start_sanitizer() {
-  if (!sanitizer_last() || sanitizer_done || sanitizer_beside.valid()) return;
+  if (!sanitizer_last() || sanitizer_beside.valid()) return;
   // The context is gathered here, on the grading's thread; the thread writes
   // only the checks' own results (the sanitizer's, the one BeforeCases check).
   sanitizer_beside = std::async(std::launch::async, [this, ctx = check_context(CheckStage::BeforeCases)] {
-    for (const Check& c : suite.checks)
-      if (wanted(c.visibility)) run_check(c, CheckStage::BeforeCases, ctx, r.tests[index_of(c.name)]);
-  });
+                       run_checks(CheckStage::BeforeCases, ctx);
+                     }).share();
 }
 
 void Grading::finish_sanitizer() {
   start_sanitizer();
-  if (!sanitizer_beside.valid()) return;
-  sanitizer_done = true;
-  sanitizer_beside.get();
+  if (sanitizer_beside.valid()) sanitizer_beside.get();
 }
 
 std::unique_ptr<DeviceHold> Grading::take_shared_hold(SharedHold length) {

@@ -101,8 +101,8 @@ struct Grading {
   std::future<std::map<std::string, PreparedCase>> making_ahead;
   // The sanitizer last (sanitizer_last): after making_ahead, destroyed
   // before it, waiting for its thread, which uses the members above.
-  std::future<void> sanitizer_beside;
-  bool sanitizer_done = false;
+  // Shared, so that it stays valid once waited for: the sanitizer runs once.
+  std::shared_future<void> sanitizer_beside;
 
   void log(const std::string& line) const {
     if (opts.log) opts.log(line);
@@ -128,6 +128,7 @@ struct Grading {
   void fail_all(GradeState state, const std::string& why);
   // Grades the part of each of the suite's checks that belongs to `stage`.
   void run_checks(CheckStage stage);
+  void run_checks(CheckStage stage, const CheckContext& ctx);  // with a context gathered before
   // What the checks read at `stage`, gathered now.
   CheckContext check_context(CheckStage stage) const;
   // A grading alone on a GPU with cases to time, its runners sandboxed,
