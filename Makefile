@@ -60,7 +60,9 @@ CXXFLAGS += -DFMT_HEADER_ONLY
 CXXFLAGS += $(addprefix -isystem ,$(sort $(filter-out /usr/include,$(SECCOMP_INC) $(CLI11_INC) $(MD_INC) $(FMT_INC))))
 # CUPTI's PM sampling (CUDA 12.6+) counts the structure check's loads; without it, ncu does.
 CUPTI_LIB := $(if $(wildcard $(CUDA_INC)/cupti_pmsampling.h),$(if $(wildcard $(CUDA_LIB)/libcupti.so),-lcupti))
-LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) -lcublas $(CUPTI_LIB) -lcudart_static $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread
+# cuBLAS is not linked: the GPU oracle loads it through the run path when it starts
+# (grader/src/backends/gpu/cublas_calls.h), so no other grade process pays its load.
+LDLIBS := -lyaml-cpp -L$(CUDA_LIB) -Wl,-rpath,$(CUDA_LIB) $(CUPTI_LIB) -lcudart_static $(SECCOMP_LIB) $(MD_LIB) -ldl -lrt -pthread
 
 # Grader library: every .cpp under grader/src except the CLI's main. The
 # CUDA-on-CPU layer (grader/cudacpu) is a library of its own (libcudacpu.a, below).

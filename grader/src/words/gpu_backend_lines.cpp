@@ -43,6 +43,11 @@ std::string cublas_call_failed(const char* call, int status) {
   return std::string(call) + " failed: cuBLAS status " + std::to_string(status);
 }
 
+std::string cublas_not_loaded(const std::string& library, const std::string& why) {
+  return "cannot load cuBLAS (" + library + "), which the GPU backend's oracle uses: " + why +
+         "; install the CUDA Toolkit's cuBLAS, or grade with --backend cpu";
+}
+
 std::string gpu_memory_short(double need_bytes, double free_bytes) {
   return not_run("the case needs about " + gib(need_bytes) + " of GPU memory and the GPU has " + gib(free_bytes) +
                  " free");

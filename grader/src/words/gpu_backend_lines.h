@@ -27,6 +27,8 @@ std::string built_without_cuda();
 // `name` and `description` of the error as CUDA says them, or cuBLAS's status.
 std::string cuda_call_failed(const char* call, const std::string& name, const std::string& description);
 std::string cublas_call_failed(const char* call, int status);
+// cuBLAS (loaded when the oracle starts) could not be: `why` is the loader's message.
+std::string cublas_not_loaded(const std::string& library, const std::string& why);
 
 // A case whose runner and oracle would need about `need_bytes` of GPU memory
 // where `free_bytes` are free: it is not run.

@@ -34,12 +34,12 @@ std::size_t GpuOracle::free_device_bytes() const { return 0; }
 
 #else  // the CUDA build
 
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "backends/gpu/cublas_calls.h"
 #include "backends/gpu/device_pool.h"
 
 namespace sg {
@@ -97,6 +97,7 @@ DeviceDescription describe_device() {
 }
 
 struct GpuOracle::Impl {
+  CublasCalls cublas = load_cublas();
   cublasHandle_t handle = nullptr;
   cudaEvent_t start = nullptr, stop = nullptr;
   void* flush = nullptr;
@@ -106,8 +107,8 @@ struct GpuOracle::Impl {
 GpuOracle::GpuOracle() : impl_(std::make_unique<Impl>()) {
   CUDA_CHECK(cudaSetDevice(0));
   CUDA_CHECK(gpu::keep_freed_memory());  // per-case buffers without the driver lock (backends/gpu/device_pool.h)
-  CUBLAS_CHECK(cublasCreate(&impl_->handle));
-  CUBLAS_CHECK(cublasSetMathMode(impl_->handle, CUBLAS_DEFAULT_MATH));
+  CUBLAS_CHECK(impl_->cublas.create(&impl_->handle));
+  CUBLAS_CHECK(impl_->cublas.set_math_mode(impl_->handle, CUBLAS_DEFAULT_MATH));
   CUDA_CHECK(cudaEventCreate(&impl_->start));
   CUDA_CHECK(cudaEventCreate(&impl_->stop));
   int l2 = 0;
@@ -117,7 +118,7 @@ GpuOracle::GpuOracle() : impl_(std::make_unique<Impl>()) {
 }
 
 GpuOracle::~GpuOracle() {
-  if (impl_->handle) cublasDestroy(impl_->handle);
+  if (impl_->handle) impl_->cublas.destroy(impl_->handle);
   if (impl_->start) cudaEventDestroy(impl_->start);
   if (impl_->stop) cudaEventDestroy(impl_->stop);
   cudaFree(impl_->flush);
@@ -147,9 +148,9 @@ void GpuOracle::oracle(int m, int n, int k, const float* a, const float* b, std:
   const double one = 1.0, zero = 0.0;
   c64.resize(mn);
   abs_ab.resize(mn);
-  CUBLAS_CHECK(cublasDgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
+  CUBLAS_CHECK(impl_->cublas.dgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
   CUDA_CHECK(cudaMemcpy(c64.data(), dc.p, sizeof(double) * mn, cudaMemcpyDeviceToHost));
-  CUBLAS_CHECK(cublasDgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dabsb.p, n, dabsa.p, k, &zero,
+  CUBLAS_CHECK(impl_->cublas.dgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dabsb.p, n, dabsa.p, k, &zero,
                            dc.p, n));
   CUDA_CHECK(cudaMemcpy(abs_ab.data(), dc.p, sizeof(double) * mn, cudaMemcpyDeviceToHost));
 }
@@ -165,7 +166,7 @@ double GpuOracle::time_sgemm(int m, int n, int k, const float* a, const float* b
   for (int s = -2; s < samples; ++s) {  // two warm-ups
     CUDA_CHECK(cudaMemset(impl_->flush, 0x5A, impl_->flush_bytes));
     CUDA_CHECK(cudaEventRecord(impl_->start));
-    CUBLAS_CHECK(cublasSgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
+    CUBLAS_CHECK(impl_->cublas.sgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
     CUDA_CHECK(cudaEventRecord(impl_->stop));
     CUDA_CHECK(cudaEventSynchronize(impl_->stop));
     float ms = 0;
