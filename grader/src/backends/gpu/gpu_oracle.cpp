@@ -148,10 +148,11 @@ void GpuOracle::oracle(int m, int n, int k, const float* a, const float* b, std:
   const double one = 1.0, zero = 0.0;
   c64.resize(mn);
   abs_ab.resize(mn);
-  CUBLAS_CHECK(impl_->cublas.dgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
+  CUBLAS_CHECK(
+      impl_->cublas.dgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
   CUDA_CHECK(cudaMemcpy(c64.data(), dc.p, sizeof(double) * mn, cudaMemcpyDeviceToHost));
-  CUBLAS_CHECK(impl_->cublas.dgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dabsb.p, n, dabsa.p, k, &zero,
-                           dc.p, n));
+  CUBLAS_CHECK(impl_->cublas.dgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, dabsb.p, n, dabsa.p, k,
+                                   &zero, dc.p, n));
   CUDA_CHECK(cudaMemcpy(abs_ab.data(), dc.p, sizeof(double) * mn, cudaMemcpyDeviceToHost));
 }
 
@@ -166,7 +167,8 @@ double GpuOracle::time_sgemm(int m, int n, int k, const float* a, const float* b
   for (int s = -2; s < samples; ++s) {  // two warm-ups
     CUDA_CHECK(cudaMemset(impl_->flush, 0x5A, impl_->flush_bytes));
     CUDA_CHECK(cudaEventRecord(impl_->start));
-    CUBLAS_CHECK(impl_->cublas.sgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
+    CUBLAS_CHECK(
+        impl_->cublas.sgemm(impl_->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, db.p, n, da.p, k, &zero, dc.p, n));
     CUDA_CHECK(cudaEventRecord(impl_->stop));
     CUDA_CHECK(cudaEventSynchronize(impl_->stop));
     float ms = 0;
