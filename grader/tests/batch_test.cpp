@@ -431,20 +431,106 @@ TEST(BatchGpus, ChildSeesOnlyItsGpu) {
   EXPECT_NE(error.find("GPU 2"), std::string::npos) << error;
 }
 
-TEST(BatchPool, KillsAGroupPastItsLimitAndWhatItLeftBehind) {
-  TempDir tmp;
-  GradePool pool;
+// A stand-in worker (cli/grade_worker.h's protocol) as a shell script: for
+// each job line on descriptor 3 it runs `body` (with $job the line, $log its
+// log file), then answers on descriptor 4 with `reply`.
+std::string shell_worker(const TempDir& tmp, const std::string& body, const std::string& reply) {
+  const std::string path = tmp / "worker.sh";
+  write_file(path, "#!/bin/sh\nwhile IFS= read -r job <&3; do\n"
+                   "  log=$(printf '%s' \"$job\" | sed 's/.*\"log\":\"\\([^\"]*\\)\".*/\\1/')\n" +
+                       body + "\n  echo '" + reply + "' >&4\ndone\n");
+  fs::permissions(path, fs::perms::owner_all);
+  return path;
+}
+
+GradeJob pool_job(const TempDir& tmp, const std::string& worker, std::size_t index, int slot = 0) {
   GradeJob job;
-  job.index = 7;
-  // The child starts a grandchild in the background and records its pid.
-  job.argv = {"/bin/sh", "-c", "sleep 60 & echo $! > " + (tmp / "bg.pid") + "; exec sleep 60"};
-  job.log_file = tmp / "log.txt";
-  job.time_limit_s = 0.5;
-  const auto t0 = std::chrono::steady_clock::now();
-  pool.start(job);
+  job.index = index;
+  job.slot = slot;
+  job.worker = {worker};
+  job.env = {"PATH=/usr/bin:/bin"};
+  job.args = {"--student", "s" + std::to_string(index)};
+  job.log_file = tmp / ("log" + std::to_string(index) + ".txt");
+  job.time_limit_s = 20;
+  return job;
+}
+
+// Waits (up to 20 s) for the next gradings to end.
+std::vector<FinishedJob> next_done(GradePool& pool) {
   std::vector<FinishedJob> done;
-  while (done.empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20))
-    done = pool.wait(1.0);
+  const auto t0 = std::chrono::steady_clock::now();
+  while (done.empty() && std::chrono::steady_clock::now() - t0 < std::chrono::seconds(20)) done = pool.wait(1.0);
+  return done;
+}
+
+TEST(BatchPool, ASlotsGradingsGoToOneWorkerEachWithItsOwnLog) {
+  TempDir tmp;
+  // Each grading writes the worker's pid and the grading's arguments into its own log.
+  const std::string worker =
+      shell_worker(tmp, "  echo \"pid $$ job $job\" > \"$log\"", "{\"code\":0,\"ends\":false}");
+  std::vector<std::string> pids;
+  {
+    GradePool pool(3);
+    for (std::size_t i = 0; i < 4; ++i) {
+      pool.start(pool_job(tmp, worker, i));
+      const std::vector<FinishedJob> done = next_done(pool);
+      ASSERT_EQ(done.size(), 1u);
+      EXPECT_EQ(done[0].index, i);
+      EXPECT_TRUE(done[0].exited && done[0].code == 0) << done[0].describe();
+      const std::string log = read_file(tmp / ("log" + std::to_string(i) + ".txt"));
+      EXPECT_NE(log.find("\"s" + std::to_string(i) + "\""), std::string::npos) << log;
+      pids.push_back(log.substr(0, log.find(" job")));
+    }
+  }  // the pool ends: its idle worker is told to end, and does
+  EXPECT_EQ(pids[0], pids[1]) << "one worker for the slot's gradings";
+  EXPECT_EQ(pids[1], pids[2]);
+  EXPECT_NE(pids[2], pids[3]) << "a fresh worker after gradings_per_worker (3)";
+  for (const std::string& p : pids) {
+    const pid_t pid = std::atoi(p.substr(4).c_str());
+    ASSERT_GT(pid, 0) << p;
+    EXPECT_NE(::kill(pid, 0), 0) << "worker " << pid << " outlived its pool";
+  }
+}
+
+TEST(BatchPool, AWorkerThatEndsItselfOrDiesTakesOnlyItsGrading) {
+  TempDir tmp;
+  // Grading s0 answers "ends" (an internal error); s1 dies without an answer; s2 answers.
+  const std::string worker = shell_worker(tmp,
+                                          "  echo \"pid $$\" > \"$log\"\n"
+                                          "  case \"$job\" in *'\"s0\"'*) echo '{\"code\":3,\"ends\":true}' >&4; exit 0;; "
+                                          "*'\"s1\"'*) kill -9 $$;; esac",
+                                          "{\"code\":0,\"ends\":false}");
+  GradePool pool;
+  std::vector<FinishedJob> done;
+  pool.start(pool_job(tmp, worker, 0));
+  done = next_done(pool);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_TRUE(done[0].exited && done[0].code == 3) << done[0].describe();
+  pool.start(pool_job(tmp, worker, 1));
+  done = next_done(pool);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_FALSE(done[0].exited) << done[0].describe();
+  EXPECT_EQ(done[0].signal, SIGKILL) << done[0].describe();
+  pool.start(pool_job(tmp, worker, 2));
+  done = next_done(pool);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_TRUE(done[0].exited && done[0].code == 0) << done[0].describe();
+  const std::string pid0 = read_file(tmp / "log0.txt"), pid1 = read_file(tmp / "log1.txt"),
+                    pid2 = read_file(tmp / "log2.txt");
+  EXPECT_NE(pid0, pid1) << "a worker that ended itself is not sent another grading";
+  EXPECT_NE(pid1, pid2) << "nor is a dead one";
+}
+
+TEST(BatchPool, KillsAWorkerPastItsGradingsLimitAndWhatItLeftBehind) {
+  TempDir tmp;
+  // The grading starts a grandchild in the background, records its pid, and hangs.
+  const std::string worker =
+      shell_worker(tmp, "  sleep 60 & echo $! > " + (tmp / "bg.pid") + "; sleep 60", "{\"code\":0,\"ends\":false}");
+  GradePool pool;
+  GradeJob job = pool_job(tmp, worker, 7);
+  job.time_limit_s = 0.5;
+  pool.start(job);
+  const std::vector<FinishedJob> done = next_done(pool);
   ASSERT_EQ(done.size(), 1u);
   EXPECT_EQ(done[0].index, 7u);
   EXPECT_TRUE(done[0].timed_out) << done[0].describe();
@@ -452,15 +538,22 @@ TEST(BatchPool, KillsAGroupPastItsLimitAndWhatItLeftBehind) {
   const pid_t bg = std::atoi(read_file(tmp / "bg.pid").c_str());
   ASSERT_GT(bg, 0);
   for (int i = 0; i < 100 && ::kill(bg, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  EXPECT_NE(::kill(bg, 0), 0) << "the background child outlived its group";
+  EXPECT_NE(::kill(bg, 0), 0) << "the background child outlived its worker";
 
   GradeJob missing = job;
-  missing.argv = {tmp / "no-such-program"};
+  missing.worker = {tmp / "no-such-program"};
   pool.start(missing);
-  done = pool.wait(1.0);
-  ASSERT_EQ(done.size(), 1u);
-  EXPECT_TRUE(done[0].spawn_failed);
-  EXPECT_NE(done[0].describe().find("no-such-program"), std::string::npos) << done[0].describe();
+  const std::vector<FinishedJob> failed = pool.wait(1.0);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_TRUE(failed[0].spawn_failed);
+  EXPECT_NE(failed[0].describe().find("no-such-program"), std::string::npos) << failed[0].describe();
+}
+
+TEST(BatchPool, AWorkerStartedByHandSaysWhatItIs) {
+  TempDir tmp;
+  const RunResult r = run_grade({"worker"}, tmp);
+  EXPECT_EQ(r.code, 2) << r.output;
+  EXPECT_NE(r.output.find("grade batch starts this"), std::string::npos) << r.output;
 }
 
 // ---------------------------------------------------------------- end to end
@@ -519,6 +612,33 @@ TEST(BatchEndToEnd, GradesAClassAndRefusesToOverwriteIt) {
   EXPECT_EQ(read_file(out + "/journal.jsonl"), before) << "a refused run must change nothing";
 }
 
+// One worker (--jobs 1) grades the whole class, one submission after another:
+// each grading's output is in its own grade.log and nowhere else, the
+// scores are those of the class graded two at a time.
+TEST(BatchEndToEnd, OneWorkerGradesTheClassEachGradingInItsOwnLog) {
+  TempDir tmp;
+  make_plain_class(tmp / "class");
+  copy_kernel("reference/kernel.cu", tmp / "class/erin");
+  const std::string out = tmp / "out";
+  const RunResult r = run_grade(batch_args(tmp / "class", out, {"--jobs", "1"}), tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto book = read_gradebook(out + "/gradebook.csv");
+  EXPECT_EQ(book["alice"]["total"], "10");
+  EXPECT_EQ(book["erin"]["total"], "10") << read_file(out + "/erin/grade.log");
+  EXPECT_EQ(book["bob"]["total"], "0");
+  EXPECT_EQ(book["carol"]["status"], "compile error");
+  const std::vector<std::string> graded = {"alice", "bob", "carol", "erin"};
+  for (const std::string& s : graded) {
+    const std::string log = read_file(out + "/" + s + "/grade.log");
+    EXPECT_EQ(log.rfind("grade:   0.00s started at", 0), 0u) << s << ":\n" << log;
+    EXPECT_NE(log.find("reports written to " + out + "/" + s + "/"), std::string::npos) << s << ":\n" << log;
+    for (const std::string& other : graded) {
+      if (other == s) continue;
+      EXPECT_EQ(log.find(out + "/" + other + "/"), std::string::npos) << s << " has " << other;
+    }
+  }
+}
+
 // On a GPU the batch tells each grade process the GPU's architecture, which
 // builds at once (no second build) and still reports the device it ran on.
 // Ids that would take the class's own file names or each other's folder:
@@ -574,6 +694,35 @@ TEST(BatchEndToEnd, GradesOnTheGpuWithItsArchitecturePassedDown) {
   const std::string device = res["extra_data"].value("device", "");
   EXPECT_NE(device.find("(sm_"), std::string::npos) << device;
   EXPECT_EQ(device.find("CUDA device"), std::string::npos) << "the placeholder name was reported: " << device;
+}
+
+// On a GPU a worker's later grading uses the judge's CUDA context its first
+// one started, and grades as the first did: full marks, and the structure
+// check's launch counted by the GPU's counters in both (the counter's
+// profiler session is made and ended again in the one process).
+TEST(BatchEndToEnd, AWorkersLaterGradingKeepsTheJudgesContextOnTheGpu) {
+  SG_REQUIRE_GPU();
+  TempDir tmp;
+  copy_kernel("reference/kernel.cu", tmp / "class/alice");
+  copy_kernel("reference/kernel.cu", tmp / "class/erin");
+  const std::string out = tmp / "out";
+  std::vector<std::string> args = batch_args(tmp / "class", out, {"--jobs", "1"});
+  *std::find(args.begin(), args.end(), "cpu") = "gpu";
+  const RunResult r = run_grade(args, tmp);
+  ASSERT_EQ(r.code, 0) << r.output;
+  auto book = read_gradebook(out + "/gradebook.csv");
+  int kept = 0;
+  for (const char* s : {"alice", "erin"}) {
+    const std::string log = read_file(out + "/" + s + "/grade.log");
+    EXPECT_EQ(book[s]["total"], book[s]["max"]) << log;
+    kept += log.find("kept from this worker's last grading") != std::string::npos;
+    const nlohmann::json res = nlohmann::json::parse(read_file(out + "/" + s + "/results.json"));
+    for (const nlohmann::json& t : res["extra_data"]["tests"]) {
+      if (t["name"] != "structure") continue;
+      EXPECT_EQ(t["reuse"]["source"], "pm-sampling") << s << "\n" << log;
+    }
+  }
+  EXPECT_EQ(kept, 1) << "the second grading, and only it, uses the first one's context";
 }
 
 // Processes whose command line mentions `needle` (e.g. a batch's out folder).
@@ -780,9 +929,13 @@ TEST(BatchEndToEnd, SimilarityComparesTheGradedFiles) {
 
 TEST(BatchEndToEnd, CrashedAndHungGradersDoNotStopTheBatch) {
   TempDir tmp;
-  // A stand-in grader: hangs for one student, crashes for the other.
+  // A stand-in worker: hangs for one student, crashes for the other.
   const std::string fake = tmp / "fake-grade";
-  write_file(fake, "#!/bin/sh\ncase \"$*\" in *slow*) exec sleep 60;; esac\necho 'grade: exploded' >&2\nexit 3\n");
+  write_file(fake,
+             "#!/bin/sh\n[ \"$1\" = worker ] || exit 9\nIFS= read -r job <&3\n"
+             "case \"$job\" in *slow*) exec sleep 60;; esac\n"
+             "log=$(printf '%s' \"$job\" | sed 's/.*\"log\":\"\\([^\"]*\\)\".*/\\1/')\n"
+             "echo 'grade: exploded' >> \"$log\"\nexit 3\n");
   fs::permissions(fake, fs::perms::owner_all);
   write_file(tmp / "class/crash/kernel.cu", "x");
   write_file(tmp / "class/slow/kernel.cu", "y");

@@ -23,8 +23,25 @@
 
 namespace sg {
 
+// Trusted state a backend keeps across the gradings of one `grade worker`
+// process (cli/grade_worker.h): the judge's own (the GPU backend's CUDA
+// context and oracle), never anything a submission made or could reach. A
+// worker's gradings run one after another, so one grading uses it at a time.
+class KeptState {
+ public:
+  virtual ~KeptState() = default;
+  // After a grading: gives back what that grading used (its device memory)
+  // and says whether the state can serve another grading (no error of its
+  // own, such as a CUDA error in the judge's context). A worker ends where not.
+  virtual bool ready_for_another() = 0;
+};
+struct BackendKeep {
+  std::shared_ptr<KeptState> state;  // empty until a backend made some
+};
+
 struct BackendSetup {
   const GraderPaths* paths = nullptr;
+  BackendKeep* keep = nullptr;  // a worker's (cli/grade_worker.h); nullptr in a grade process of its own
   std::string gpu_lock;     // a GPU shared by a batch: flock(2) this file around GPU work
   std::string device_arch;  // the GPU's architecture when the caller knows it ("sm_90")
   std::function<void(const std::string&)> log;  // progress lines (may be empty)

@@ -383,23 +383,26 @@ void BatchRun::start(GradePool& pool, std::size_t index, int slot) {
   fs::create_directories(p.dir, ec);
   GradeJob job;
   job.index = index;
+  job.slot = slot;
+  job.worker = {grade_, "worker"};
   job.log_file = p.dir + "/grade.log";
   job.time_limit_s = time_limit_s_;
   // Not --quiet: grade.log keeps the time-stamped steps (where a slow or
   // crashed grading was), and its last line goes into the journal.
-  job.argv = {grade_, "--student", p.sub.id, "--out", p.dir};
-  for (const auto& a : common_grade_options(o_, settings_.suite)) job.argv.push_back(a);
+  job.args = {"--student", p.sub.id, "--out", p.dir};
+  for (const auto& a : common_grade_options(o_, settings_.suite)) job.args.push_back(a);
   if (gpus_.empty()) {
     job.env = environment_without("");
   } else {
+    // A slot's worker keeps one GPU: the same environment for all its gradings.
     const int gpu = gpus_[static_cast<std::size_t>(slot) % gpus_.size()];
     const char* parent = std::getenv("CUDA_VISIBLE_DEVICES");
     job.env = environment_without("CUDA_VISIBLE_DEVICES");
     job.env.push_back("CUDA_VISIBLE_DEVICES=" + child_visible_devices(gpu, parent));
-    job.argv.insert(job.argv.end(), {"--gpu-lock", out_ + "/" + class_files::kLocks + "/gpu" + std::to_string(gpu) + ".lock"});
-    if (!gpu_arch_[gpu].empty()) job.argv.insert(job.argv.end(), {"--device-arch", gpu_arch_[gpu]});
+    job.args.insert(job.args.end(), {"--gpu-lock", out_ + "/" + class_files::kLocks + "/gpu" + std::to_string(gpu) + ".lock"});
+    if (!gpu_arch_[gpu].empty()) job.args.insert(job.args.end(), {"--device-arch", gpu_arch_[gpu]});
   }
-  job.argv.push_back(p.sub.path);
+  job.args.push_back(p.sub.path);
   pool.start(job);
 }
 

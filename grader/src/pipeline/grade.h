@@ -15,6 +15,8 @@
 
 namespace sg {
 
+struct BackendKeep;  // backends/backend.h
+
 struct GradeOptions {
   std::string submission;
   std::string student;                 // id shown in reports (default: the submission's name)
@@ -30,6 +32,8 @@ struct GradeOptions {
   std::function<void(const std::string&)> log;  // progress lines (may be empty)
   // Whether this process may mount the grading's disk quotas (process/mount_namespace.h).
   PrivateMounts mounts;
+  // A `grade worker`'s trusted state, kept from its last grading (backends/backend.h); nullptr: none.
+  BackendKeep* keep = nullptr;
 };
 
 // Throws UsageError (services/submission.h) when the submission does not exist or

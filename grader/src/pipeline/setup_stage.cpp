@@ -23,6 +23,7 @@ bool setup_stage(Grading& g) {
 
   BackendSetup setup;
   setup.paths = &g.paths;
+  setup.keep = g.opts.keep;
   setup.gpu_lock = g.opts.gpu_lock;
   setup.device_arch = g.opts.device_arch;
   setup.log = g.opts.log;

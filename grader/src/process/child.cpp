@@ -137,6 +137,11 @@ Child::~Child() {
   to_child_ = from_child_ = status_fd_ = capture_fd_ = -1;
 }
 
+void Child::close_requests() {
+  if (to_child_ >= 0) close(to_child_);
+  to_child_ = -1;
+}
+
 bool Child::wait_readable(int fd, double timeout_s) const {
   const double ms = std::max(0.0, timeout_s) * 1000.0;
   return wait_fd_readable(fd, ms >= INT_MAX ? INT_MAX : static_cast<int>(std::ceil(ms)));

@@ -73,6 +73,9 @@ class Child {
   pid_t pid() const { return pid_; }
   int request_fd() const { return to_child_; }   // judge writes here
   int reply_fd() const { return from_child_; }   // judge reads here
+  // Closes the judge's end of the request pipe: the child reads end of file
+  // (a batch's worker then ends by itself).
+  void close_requests();
   // Wait until `fd` is readable or the deadline passes; false on timeout.
   bool wait_readable(int fd, double timeout_s) const;
   // Kill the child's process group and every descendant that escaped it, then reap.

@@ -100,6 +100,9 @@ std::string counter_opened_log_line(double prepared_s, double enabled_s) {
 
 std::string counter_samples_lost() { return "the GPU's sample buffer overflowed"; }
 std::string counter_not_started() { return "the counter was not started"; }
+std::string judge_context_kept_log_line() {
+  return "the judge's CUDA context and oracle: kept from this worker's last grading";
+}
 std::string counter_not_built() { return "this grader was built without CUPTI's PM sampling"; }
 
 }  // namespace sg

@@ -61,6 +61,8 @@ std::string counter_opened_log_line(double prepared_s, double enabled_s);
 // without CUPTI's PM sampling.
 std::string counter_samples_lost();
 std::string counter_not_started();
+// grade.log: a worker's grading uses the judge's CUDA context an earlier grading of the worker started.
+std::string judge_context_kept_log_line();
 std::string counter_not_built();
 // The GPU's counters could not count the structure check's loads (`why`): ncu counts instead.
 std::string counters_unread_log_line(const std::string& why);

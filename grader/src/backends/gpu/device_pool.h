@@ -36,6 +36,19 @@ inline cudaError_t keep_freed_memory() {
   return err;
 }
 
+// Gives what the pool kept back to the device: a worker's context, kept
+// across gradings, holds none of the last grading's memory (which another
+// grading's case on this device may need).
+inline cudaError_t give_back_freed_memory() {
+  if (!pools_supported()) return cudaSuccess;
+  int device = 0;
+  cudaMemPool_t pool = nullptr;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err == cudaSuccess) err = cudaDeviceGetDefaultMemPool(&pool, device);
+  if (err == cudaSuccess) err = cudaMemPoolTrimTo(pool, 0);
+  return err;
+}
+
 // On the legacy default stream, so ordered with cudaMemcpy and with launches
 // on it; the callers synchronise the device before the memory is read.
 inline cudaError_t device_alloc(void** p, std::size_t bytes) {

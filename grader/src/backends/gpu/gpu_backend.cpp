@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <thread>
 
-#include "backends/gpu/cuda_connections.h"
 #include "backends/gpu/device_lock.h"
 #include "backends/gpu/ncu_reuse.h"
 #include "backends/gpu/pm_loads.h"
@@ -50,18 +49,6 @@ constexpr double kSanitizerQuietS = 30;
 // at the structure check's shape is short): a kernel that hangs
 // there would otherwise keep the GPU's one profiler to the check's limit.
 constexpr double kNcuQuietS = 60;
-
-// The environment of every run of a runner (checked, timed, under a tool):
-// the same in each, so that none can be told from another by it. Modules are
-// loaded with the context, so a tool's run has the submission's module loaded
-// (and instrumented) before its turn; one work queue a context
-// (cuda_connections.h).
-std::vector<std::string> runner_environment(const std::string& scratch) {
-  std::vector<std::string> env = scrubbed_environment(scratch);
-  env.push_back("CUDA_MODULE_LOADING=EAGER");
-  env.push_back(std::string(kCudaConnectionsVariable) + "=" + kCudaConnections);
-  return env;
-}
 
 class GpuBackend final : public Backend {
  public:
@@ -145,6 +132,16 @@ class GpuBackend final : public Backend {
   // a second thread beside the compiler, once.
   void start_beside_build() override {
     if (started_.valid()) return;
+    if (setup_.keep) {
+      // A worker's later grading: its context, started by an earlier one.
+      if (auto kept = std::dynamic_pointer_cast<Started>(setup_.keep->state)) {
+        std::promise<std::shared_ptr<Started>> ready;
+        ready.set_value(std::move(kept));
+        started_ = ready.get_future().share();
+        log(judge_context_kept_log_line());
+        return;
+      }
+    }
     const std::optional<DeviceDescription> known =
         device_.present ? std::optional<DeviceDescription>(device_) : std::nullopt;
     started_ = std::async(std::launch::async, [known] {
@@ -168,9 +165,11 @@ class GpuBackend final : public Backend {
   double exclusive_seconds() const override { return exclusive_s_; }
 
  private:
-  struct Started {
+  // The judge's CUDA start-up; what a worker keeps for its next grading.
+  struct Started final : KeptState {
     DeviceDescription device;
     std::unique_ptr<GpuOracle> oracle;
+    bool ready_for_another() override { return oracle && oracle->ready_for_another(); }
   };
   void log(const std::string& line) const {
     if (setup_.log) setup_.log(line);
@@ -181,6 +180,7 @@ class GpuBackend final : public Backend {
     if (!s->device.present) throw UsageError(no_usable_gpu(s->device.why_not));
     device_ = s->device;
     device_.free_bytes = s->oracle->free_device_bytes();
+    if (setup_.keep) setup_.keep->state = s;
   }
   // Why case c needs more device memory than `free_bytes` (0: not known) leaves, or "".
   static std::string memory_short(const Case& c, std::size_t free_bytes) {

@@ -29,6 +29,7 @@ double GpuOracle::time_sgemm(int, int, int, const float*, const float*, int) {
   throw std::runtime_error("GpuOracle::time_sgemm: built without CUDA");
 }
 std::size_t GpuOracle::free_device_bytes() const { return 0; }
+bool GpuOracle::ready_for_another() { return false; }
 
 }  // namespace sg
 
@@ -127,6 +128,13 @@ GpuOracle::~GpuOracle() {
 std::size_t GpuOracle::free_device_bytes() const {
   std::size_t free_b = 0, total_b = 0;
   return cudaMemGetInfo(&free_b, &total_b) == cudaSuccess ? free_b : 0;
+}
+
+bool GpuOracle::ready_for_another() {
+  const cudaError_t synced = cudaDeviceSynchronize();
+  const cudaError_t trimmed = gpu::give_back_freed_memory();
+  const cudaError_t last = cudaGetLastError();
+  return synced == cudaSuccess && trimmed == cudaSuccess && last == cudaSuccess;
 }
 
 void GpuOracle::oracle(int m, int n, int k, const float* a, const float* b, std::vector<double>& c64,

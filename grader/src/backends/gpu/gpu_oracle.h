@@ -36,6 +36,11 @@ class GpuOracle {
               std::vector<double>& abs_ab);
   // Free device memory now, as this context sees it (0 when unknown).
   std::size_t free_device_bytes() const;
+  // After a grading, in a worker that keeps this oracle for the next: the
+  // device memory the grading's cases used given back, and whether the
+  // context can do more work (all of it finished without an error: a sticky
+  // one would fail every later call).
+  bool ready_for_another();
   // Median time in ms of cuBLAS SGEMM on the same inputs (L2 flushed before each).
   double time_sgemm(int m, int n, int k, const float* a, const float* b, int samples);
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "backends/gpu/cuda_connections.h"
 #include "words/build_report.h"
 
 namespace sg {
@@ -39,6 +40,13 @@ std::string copy_baseline_runner(const GraderPaths& paths, const WorkDir& work, 
   }
   ::chmod(to.c_str(), 0755);
   return to;
+}
+
+std::vector<std::string> runner_environment(const std::string& scratch) {
+  std::vector<std::string> env = scrubbed_environment(scratch);
+  env.push_back("CUDA_MODULE_LOADING=EAGER");
+  env.push_back(std::string(kCudaConnectionsVariable) + "=" + kCudaConnections);
+  return env;
 }
 
 }  // namespace sg
