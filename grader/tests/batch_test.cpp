@@ -495,11 +495,10 @@ TEST(BatchPool, ASlotsGradingsGoToOneWorkerEachWithItsOwnLog) {
 TEST(BatchPool, AWorkerThatEndsItselfOrDiesTakesOnlyItsGrading) {
   TempDir tmp;
   // Grading s0 answers "ends" (an internal error); s1 dies without an answer; s2 answers.
-  const std::string worker = shell_worker(tmp,
-                                          "  echo \"pid $$\" > \"$log\"\n"
-                                          "  case \"$job\" in *'\"s0\"'*) echo '{\"code\":3,\"ends\":true}' >&4; exit 0;; "
-                                          "*'\"s1\"'*) kill -9 $$;; esac",
-                                          "{\"code\":0,\"ends\":false}");
+  const std::string body =
+      "  echo \"pid $$\" > \"$log\"\n"
+      "  case \"$job\" in *'\"s0\"'*) echo '{\"code\":3,\"ends\":true}' >&4; exit 0;; *'\"s1\"'*) kill -9 $$;; esac";
+  const std::string worker = shell_worker(tmp, body, "{\"code\":0,\"ends\":false}");
   GradePool pool;
   std::vector<FinishedJob> done;
   pool.start(pool_job(tmp, worker, 0));

@@ -172,7 +172,7 @@ struct BatchCommand {
         ->group(batch_only);
     app.add_flag("--merge", o.merge, "join DIR/shards/*/ into DIR's gradebook (DIR is --out or the argument)")
         ->group(batch_only);
-    app.add_option("--grader", o.grader, "the grade program to run per submission (default: this one)")
+    app.add_option("--grader", o.grader, "the grade program whose `worker` grades the submissions (default: this one)")
         ->type_name("PATH")
         ->group(batch_only);
     app.footer(merge_command ? "Exit status: 0 merged, 2 nothing to merge or usage error, 3 internal error."

@@ -91,7 +91,8 @@ int worker_main(int argc, char**) {
     batch::WorkerReply reply;
     std::string why;
     const std::optional<batch::WorkerJob> job = batch::decode_job(line, why);
-    const int log = job ? ::open(job->log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+    const int flags = O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC;
+    const int log = job ? ::open(job->log_file.c_str(), flags, 0644) : -1;
     if (log < 0) {
       reply.code = job ? 3 : 2;  // the batch's folder unwritable: an internal error, as in a grade process
     } else {
