@@ -58,7 +58,7 @@ std::vector<std::string> environment_without(const std::string& name) {
   return env;
 }
 
-// Options every grade process (and every Slurm shard) gets.
+// Options every grading (and every Slurm shard) gets.
 std::vector<std::string> common_grade_options(const BatchOptions& o, const std::string& suite) {
   std::vector<std::string> a = {"--suite", suite, "--backend", backend_word(o.backend)};
   if (o.seed) a.insert(a.end(), {"--seed", std::to_string(*o.seed)});
@@ -211,7 +211,7 @@ int BatchRun::run() {
     return 2;
   }
 
-  // Devices: GPU mode runs several grade processes per GPU sharing that GPU's lock.
+  // Devices: GPU mode runs several workers per GPU sharing that GPU's lock.
   if (o_.backend != BackendKind::Cpu) {
     std::string error;
     gpus_ = choose_gpus(o_.gpus, visible_gpu_count(), error);
@@ -230,7 +230,7 @@ int BatchRun::run() {
   const BackendKind backend = o_.backend ? *o_.backend : gpus_.empty() ? BackendKind::Cpu : BackendKind::Gpu;
   settings_ = {subs, suite_path, backend, o_.public_only,
                o_.shard_count ? std::to_string(o_.shard_index) + "/" + std::to_string(o_.shard_count) : ""};
-  // The grade processes share a GPU lock exactly when there are GPUs (--gpu-lock).
+  // The gradings share a GPU lock exactly when there are GPUs (--gpu-lock).
   time_limit_s_ = o_.time_limit_s > 0 ? o_.time_limit_s : batch_time_limit_s(suite_, !gpus_.empty());
 
   try {

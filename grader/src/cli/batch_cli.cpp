@@ -44,8 +44,8 @@ struct BatchCommand {
   BatchCommand(BatchOptions& o, bool merge_command)
       : app(merge_command ? "Joins the shards of a Slurm batch (DIR/shards/*/) into DIR: every student's report "
                             "folder, one journal, one gradebook. The same as grade batch --merge DIR."
-                          : "Grades a class: one grade process per submission, a journal to resume from, the "
-                            "class's gradebook.csv and summary.html; Slurm job arrays.",
+                          : "Grades a class: a grade worker a slot, each grading its slot's submissions in turn, a "
+                            "journal to resume from, the class's gradebook.csv and summary.html; Slurm job arrays.",
             merge_command ? "grade merge" : "grade batch") {
     cli::configure(app);
     // What `grade merge` does not read stays out of its help (an empty group hides an option).
@@ -90,7 +90,8 @@ struct BatchCommand {
                        return std::string();
                      })
         ->group(batch_only);
-    cli::add_checked(app, "--jobs", "N", "grade processes at once (default: " + std::to_string(batch::kGradesPerGpu) + " per GPU, or one per CPU)",
+    cli::add_checked(app, "--jobs", "N", "gradings at once, one worker each (default: " + std::to_string(batch::kGradesPerGpu) +
+                         " per GPU, or one per CPU)",
                      number(o.jobs, 1, 4096, "expected a number from 1 to 4096, got "))
         ->group(batch_only);
     app.add_flag("--resume", o.resume, "continue a batch: grade only what is unfinished or changed")->group(batch_only);

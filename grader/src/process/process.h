@@ -122,7 +122,7 @@ void become_subreaper();
 // children run side by side are swept together after the last one ends.
 // `spared` pids (0 entries ignored) and their descendants are left alone: a
 // runner started in advance survives the sweep after the one it replaces, and
-// a batch's running grade processes survive the sweep of what another left.
+// a batch's workers survive the sweep of what another left.
 // (Ended children are reaped whatever their parent.)
 void kill_all_descendants(const std::vector<pid_t>& spared = {});
 

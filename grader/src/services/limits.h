@@ -50,7 +50,7 @@ constexpr double kSlowGridBudgetS = 240;
 // SG_GRADE_WATCHDOG_S, when set to seconds > 0, replaces the rule (tests).
 double grading_watchdog_s(const Suite& s, bool shares_gpu);
 
-// How long grade batch lets one grade process run before killing it: its
+// How long grade batch lets one grading run before killing its worker: its
 // own watchdog plus this grace, so the batch acts only when the watchdog failed.
 constexpr double kBatchGraceS = 300;
 double batch_time_limit_s(const Suite& s, bool shares_gpu);
