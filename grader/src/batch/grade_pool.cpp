@@ -201,12 +201,4 @@ std::vector<FinishedJob> GradePool::wait(double max_wait_s) {
   return done;
 }
 
-void GradePool::kill_all() {
-  for (auto& kv : workers_) kv.second.child.kill_all(false);
-  for (Child& c : retiring_) c.kill_all(false);
-  workers_.clear();
-  retiring_.clear();
-  kill_all_descendants();
-}
-
 }  // namespace sg::batch

@@ -66,7 +66,6 @@ class GradePool {
   // Waits up to `max_wait_s` for gradings to end; returns those that ended.
   // Kills workers past their grading's limit and sweeps orphans the killed left.
   std::vector<FinishedJob> wait(double max_wait_s);
-  void kill_all();
 
  private:
   using Clock = std::chrono::steady_clock;
