@@ -6,10 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -170,6 +172,29 @@ TEST(RunnerSession, ASweepSparesTheRunnerBesideEvenAfterItWasReplaced) {
   session.stop();
   noted_arguments(dir);
   noted_arguments(beside_dir);
+}
+
+// Once the session beside has ended (the baseline runner, before the checks
+// after the timing), the session no longer spares it nor looks at it: a
+// later sweep (ncu's, in those checks) asks live_runners() what to spare.
+TEST(RunnerSession, SpareNoneForgetsTheSessionBesideBeforeItEnds) {
+  const fs::path dir = fs::temp_directory_path() / ("sg-session-forget-" + std::to_string(::getpid()));
+  const fs::path beside_dir = fs::temp_directory_path() / ("sg-session-gone-" + std::to_string(::getpid()));
+  auto beside = std::make_unique<sg::RunnerSession>(script_runner(beside_dir, "sleep 30", 0));
+  sg::RunnerSession session(script_runner(dir, "sleep 30", 0));
+  session.spare(*beside);
+  beside->begin();
+  const pid_t spared = beside->pid();
+  ASSERT_GT(spared, 0);
+  std::vector<pid_t> live = session.live_runners();
+  EXPECT_NE(std::find(live.begin(), live.end(), spared), live.end());
+  session.spare_none();
+  beside.reset();
+  live = session.live_runners();
+  EXPECT_EQ(std::find(live.begin(), live.end(), spared), live.end());
+  EXPECT_EQ(live.size(), 2u) << "its own spare and its own runner (none running), nothing of the session gone";
+  noted_arguments(beside_dir);
+  noted_arguments(dir);
 }
 
 // The grader's own baseline runner sweeps nothing when it fails or ends

@@ -181,6 +181,7 @@ bool timing_stage(Grading& g) {
     // a shared one, since a process's ending would disturb another grading's
     // samples.
     const auto hold = g.take_shared_hold();
+    g.session->spare_none();  // the checks after this one may run ncu, whose sweep asks the session what to spare
     g.baseline.reset();
   }
   if (g.shared_holds > 0) g.log(shared_holds_line(g.shared_holds, g.shared_wait_s));

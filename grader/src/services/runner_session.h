@@ -185,6 +185,9 @@ class RunnerSession {
   // alone, whichever they are by then (it may have started another). It
   // must outlive this session's sweeps.
   void spare(const RunnerSession& beside) { beside_.push_back(&beside); }
+  // None spared any more: the sessions beside it are about to end, and a
+  // later sweep or live_runners() must not look at them.
+  void spare_none() { beside_.clear(); }
   // The current runner's pid, 0 when none runs.
   pid_t pid() const { return child_ ? child_->pid() : 0; }
   // Every runner this session and the one beside it have alive (0s where
